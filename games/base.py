@@ -1,0 +1,206 @@
+"""The batched game API every game implements, and the seed's six single-state functions.
+
+Conventions (shared by every module that imports this one):
+
+* A batch of states is one ``int64`` array of shape ``[B, S]`` (``S = game.state_size``). Each
+  game documents the meaning of its ``S`` columns. Rows are independent; nothing is shared.
+* Players are numbered ``0`` (the first player, "X" / "yellow") and ``1`` (the second).
+* ``legal_mask`` is ``[B, A]`` bool, True for legal. A finished state has an all-False mask and a
+  non-terminal state always has at least one legal action (a state with no legal move is terminal).
+* Values are in ``[-1, 1]`` from the view of the player to move in that state (negamax
+  convention). ``terminal_value`` is exact for finished states and ``0.0`` for unfinished ones.
+* ``winner`` is ``0`` or ``1`` for a won game and ``-1`` for a draw or an unfinished game.
+* ``step`` never mutates its input; it returns a new array. Stepping an illegal action or a
+  finished state raises ``ValueError`` naming the row and the action.
+
+The single-state functions (``initial_state``, ``player``, ``actions``, ``result``,
+``terminal_test``, ``utility``) follow Russell & Norvig, *Artificial Intelligence: A Modern
+Approach*, section 5.1 (the seed's section 3). A single state there is a ``tuple`` of ``S`` Python
+ints: hashable, so it is also a transposition-table key.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+#: Value of ``winner`` for a draw or an unfinished game.
+NO_WINNER = -1
+
+
+class Game(ABC):
+    """A deterministic, perfect-information, two-player game with a batched API.
+
+    Subclasses set the class attributes below and implement the abstract methods.
+
+    Attributes:
+        name: registry id, e.g. ``"connect4"``.
+        version: bumped whenever the rules, state layout or encoding change; checkpoints record it.
+        num_actions: ``A``, the size of the action space.
+        observation_shape: ``(C, H, W)`` of one encoded observation.
+        state_size: ``S``, the number of ``int64`` columns of a state row.
+        max_game_length: an upper bound on the plies of any game.
+    """
+
+    name: str = ""
+    version: int = 1
+    num_actions: int = 0
+    observation_shape: tuple[int, int, int] = (0, 0, 0)
+    state_size: int = 0
+    max_game_length: int = 0
+
+    # ----------------------------------------------------------------- batched API
+    @abstractmethod
+    def initial_states(self, batch_size: int) -> np.ndarray:
+        """``batch_size`` copies of the start position: ``[B, S]`` int64.
+
+        Raises:
+            ValueError: if ``batch_size`` < 1.
+        """
+
+    @abstractmethod
+    def legal_mask(self, states: np.ndarray) -> np.ndarray:
+        """Legal actions: ``[B, A]`` bool, True = legal, all False for finished states."""
+
+    @abstractmethod
+    def step(self, states: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Play ``actions`` (``[B]`` int) in ``states`` (``[B, S]``); returns new ``[B, S]`` int64.
+
+        Raises:
+            ValueError: if shapes disagree, a state is finished, or an action is illegal.
+        """
+
+    @abstractmethod
+    def terminal(self, states: np.ndarray) -> np.ndarray:
+        """``[B]`` bool: True where the game is over (win, draw, or no legal move)."""
+
+    @abstractmethod
+    def to_play(self, states: np.ndarray) -> np.ndarray:
+        """``[B]`` int8: the player (0 or 1) to move. Defined for finished states too."""
+
+    @abstractmethod
+    def winner(self, states: np.ndarray) -> np.ndarray:
+        """``[B]`` int8: 0 or 1 for a won game, ``NO_WINNER`` (-1) for a draw or unfinished game."""
+
+    @abstractmethod
+    def ply(self, states: np.ndarray) -> np.ndarray:
+        """``[B]`` int64: plies played since the start position."""
+
+    @abstractmethod
+    def observation(self, states: np.ndarray) -> np.ndarray:
+        """Network input from the view of the player to move: ``[B, C, H, W]`` float32."""
+
+    def terminal_value(self, states: np.ndarray) -> np.ndarray:
+        """``[B]`` float32: exact value for the player to move of finished states, 0 elsewhere.
+
+        +1 if the player to move has won, -1 if it has lost, 0 for a draw or unfinished game.
+        """
+        winner = self.winner(states).astype(np.int16)
+        to_play = self.to_play(states).astype(np.int16)
+        value = np.where(winner == NO_WINNER, 0.0, np.where(winner == to_play, 1.0, -1.0))
+        return value.astype(np.float32)
+
+    # ------------------------------------------------------------------ symmetries
+    @property
+    def action_symmetries(self) -> np.ndarray:
+        """``[G, A]`` int64: symmetry ``g`` sends action ``a`` to ``action_symmetries[g, a]``.
+
+        Row 0 is the identity. A policy ``p`` (``[..., A]``) transforms as ``q[..., perm] = p``.
+        """
+        return np.arange(self.num_actions, dtype=np.int64)[None, :]
+
+    def transform_observation(self, observations: np.ndarray, symmetry: int) -> np.ndarray:
+        """Apply symmetry ``symmetry`` to observations ``[B, C, H, W]``; returns a new array."""
+        if symmetry != 0:
+            raise ValueError(f"{self.name} has only the identity symmetry, got {symmetry}")
+        return observations.copy()
+
+    def transform_policy(self, policies: np.ndarray, symmetry: int) -> np.ndarray:
+        """Apply symmetry ``symmetry`` to policies or masks ``[..., A]``; returns a new array."""
+        perm = self.action_symmetries[symmetry]
+        out = np.empty_like(policies)
+        out[..., perm] = policies
+        return out
+
+    @property
+    def num_symmetries(self) -> int:
+        return int(self.action_symmetries.shape[0])
+
+    # ----------------------------------------------------------------- move strings
+    @abstractmethod
+    def parse_moves(self, text: str) -> list[int]:
+        """Parse a move string into 0-based actions; validates legality from the start position.
+
+        Raises:
+            ValueError: naming the offending character position and why.
+        """
+
+    @abstractmethod
+    def format_moves(self, actions) -> str:
+        """Inverse of ``parse_moves``."""
+
+    def action_to_string(self, action: int) -> str:
+        return self.format_moves([action])
+
+    @abstractmethod
+    def render(self, state: np.ndarray | tuple) -> str:
+        """Text drawing of one state (a ``[S]`` row or a tuple), rows top to bottom."""
+
+    def states_from_moves(self, move_strings: list[str]) -> np.ndarray:
+        """States reached by playing each move string from the start: ``[len, S]`` int64."""
+        rows = []
+        for text in move_strings:
+            state = self.initial_states(1)
+            for action in self.parse_moves(text):
+                state = self.step(state, np.array([action]))
+            rows.append(state[0])
+        if not rows:
+            return np.zeros((0, self.state_size), dtype=np.int64)
+        return np.stack(rows)
+
+    # ------------------------------------------------ the seed's six functions (section 3)
+    def initial_state(self) -> tuple:
+        """S0: the start position as a hashable tuple."""
+        return tuple(int(v) for v in self.initial_states(1)[0])
+
+    def player(self, state: tuple) -> int:
+        """PLAYER(s): 0 or 1, the player to move."""
+        return int(self.to_play(_row(state))[0])
+
+    def actions(self, state: tuple) -> list[int]:
+        """ACTIONS(s): legal actions in increasing order (empty if terminal)."""
+        return [int(a) for a in np.flatnonzero(self.legal_mask(_row(state))[0])]
+
+    def result(self, state: tuple, action: int) -> tuple:
+        """RESULT(s, a): the successor state. Raises ValueError for an illegal action."""
+        return tuple(int(v) for v in self.step(_row(state), np.array([action]))[0])
+
+    def terminal_test(self, state: tuple) -> bool:
+        """TERMINAL-TEST(s)."""
+        return bool(self.terminal(_row(state))[0])
+
+    def utility(self, state: tuple, player: int) -> float:
+        """UTILITY(s, p): +1 / 0 / -1 for player ``p`` at a terminal state (0 if not terminal)."""
+        winner = int(self.winner(_row(state))[0])
+        if winner == NO_WINNER:
+            return 0.0
+        return 1.0 if winner == player else -1.0
+
+
+def _row(state) -> np.ndarray:
+    return np.asarray(state, dtype=np.int64).reshape(1, -1)
+
+
+def check_batch(game: Game, states: np.ndarray, actions: np.ndarray | None = None) -> None:
+    """Validate shapes and dtypes of a batch; raises ValueError with expected and actual."""
+    if not isinstance(states, np.ndarray) or states.ndim != 2 or states.shape[1] != game.state_size:
+        shape = getattr(states, "shape", type(states).__name__)
+        raise ValueError(f"{game.name}: expected states of shape [B, {game.state_size}], got {shape}")
+    if states.dtype != np.int64:
+        raise ValueError(f"{game.name}: expected int64 states, got {states.dtype}")
+    if actions is not None:
+        if actions.shape != (states.shape[0],):
+            raise ValueError(
+                f"{game.name}: expected actions of shape [{states.shape[0]}], got {actions.shape}"
+            )

@@ -1,0 +1,19 @@
+"""Shared pytest fixtures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DIR = REPO_ROOT.parent / "shared"
+CONNECT4_TEST_SETS = SHARED_DIR / "data" / "connect4"
+
+
+@pytest.fixture
+def connect4_test_sets() -> Path:
+    """Folder of Pascal Pons' Connect Four test sets; skips the test when it is absent."""
+    if not (CONNECT4_TEST_SETS / "Test_L3_R1").is_file():
+        pytest.skip(f"Pons' test sets not found at {CONNECT4_TEST_SETS}")
+    return CONNECT4_TEST_SETS
