@@ -1,0 +1,268 @@
+"""Connect Four (7 columns x 6 rows) on 64-bit bitboards, batched.
+
+Actions are columns 0-6; move strings use 1-based column digits from the empty board (``"4453"``),
+the notation of Pascal Pons' test sets. Player 0 ("X") moves first. State rows follow
+``games.bitboard``: ``[current, mask, ply, status]``, with bit ``col * 7 + row`` for the cell in
+column ``col`` and row ``row`` (row 0 at the bottom; the 7th bit of each column is an always-empty
+sentinel), the layout of Pons' solver ("Solving Connect 4", part 6).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from games import bitboard as bb
+from games.base import Game, check_batch
+
+WIDTH = 7
+HEIGHT = 6
+COLUMN_STRIDE = HEIGHT + 1
+NUM_CELLS = WIDTH * HEIGHT
+
+BOTTOM_MASK = sum(1 << (c * COLUMN_STRIDE) for c in range(WIDTH))
+BOARD_MASK = BOTTOM_MASK * ((1 << HEIGHT) - 1)
+
+
+def top_mask(col: int) -> int:
+    """Bit of the top cell of column ``col``."""
+    return 1 << (HEIGHT - 1 + col * COLUMN_STRIDE)
+
+
+def bottom_mask(col: int) -> int:
+    """Bit of the bottom cell of column ``col``."""
+    return 1 << (col * COLUMN_STRIDE)
+
+
+def column_mask(col: int) -> int:
+    """Bits of all six cells of column ``col``."""
+    return ((1 << HEIGHT) - 1) << (col * COLUMN_STRIDE)
+
+
+def has_four(stones: int) -> bool:
+    """True if ``stones`` (a bitboard) holds four in a row (Pons, part 6: shift-and test)."""
+    for shift in (1, COLUMN_STRIDE, COLUMN_STRIDE - 1, COLUMN_STRIDE + 1):
+        m = stones & (stones >> shift)
+        if m & (m >> (2 * shift)):
+            return True
+    return False
+
+
+def _winning_lines() -> list[int]:
+    lines = []
+    for col in range(WIDTH):
+        for row in range(HEIGHT):
+            for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
+                cells = [(col + i * dc, row + i * dr) for i in range(4)]
+                if all(0 <= c < WIDTH and 0 <= r < HEIGHT for c, r in cells):
+                    lines.append(sum(1 << (c * COLUMN_STRIDE + r) for c, r in cells))
+    return lines
+
+
+#: the 69 winning lines as bitboards
+WIN_LINES: tuple[int, ...] = tuple(_winning_lines())
+
+TOP_MASKS = np.array([top_mask(c) for c in range(WIDTH)], dtype=np.int64)
+BOTTOM_MASKS = np.array([bottom_mask(c) for c in range(WIDTH)], dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def _four(stones):
+    m = stones & (stones >> 7)
+    if m & (m >> 14):
+        return True
+    m = stones & (stones >> 6)
+    if m & (m >> 12):
+        return True
+    m = stones & (stones >> 8)
+    if m & (m >> 16):
+        return True
+    m = stones & (stones >> 1)
+    if m & (m >> 2):
+        return True
+    return False
+
+
+@njit(cache=True)
+def _step_kernel(states, actions, out):
+    for b in range(states.shape[0]):
+        current = states[b, 0]
+        mask = states[b, 1]
+        ply = states[b, 2]
+        if states[b, 3] != 0:
+            return b, 1
+        a = actions[b]
+        if a < 0 or a >= 7:
+            return b, 2
+        if mask & (np.int64(1) << (5 + 7 * a)):
+            return b, 2
+        new_mask = mask | (mask + (np.int64(1) << (7 * a)))
+        mover = current | (new_mask ^ mask)
+        status = 0
+        if _four(mover):
+            status = 1 + (ply & 1)
+        elif ply + 1 == 42:
+            status = 3
+        out[b, 0] = current ^ mask
+        out[b, 1] = new_mask
+        out[b, 2] = ply + 1
+        out[b, 3] = status
+    return -1, 0
+
+
+@njit(cache=True)
+def _legal_kernel(states, out):
+    for b in range(states.shape[0]):
+        if states[b, 3] != 0:
+            continue
+        mask = states[b, 1]
+        for a in range(7):
+            out[b, a] = (mask & (np.int64(1) << (5 + 7 * a))) == 0
+    return out
+
+
+class ConnectFour(Game):
+    """Connect Four: 7 actions, observation ``(2, 6, 7)`` (image row 0 = top), 2 symmetries."""
+
+    name = "connect4"
+    version = 1
+    num_actions = WIDTH
+    observation_shape = (2, HEIGHT, WIDTH)
+    state_size = bb.STATE_SIZE
+    max_game_length = NUM_CELLS
+
+    # ----------------------------------------------------------------- batched API
+    def initial_states(self, batch_size: int) -> np.ndarray:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        return np.zeros((batch_size, bb.STATE_SIZE), dtype=np.int64)
+
+    def legal_mask(self, states: np.ndarray) -> np.ndarray:
+        check_batch(self, states)
+        return _legal_kernel(states, np.zeros((states.shape[0], WIDTH), dtype=np.bool_))
+
+    def step(self, states: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        actions = np.asarray(actions, dtype=np.int64)
+        check_batch(self, states, actions)
+        out = np.empty_like(states)
+        row, error = _step_kernel(states, actions, out)
+        if error:
+            if error == bb.ERROR_FINISHED:
+                raise ValueError(f"connect4: row {row} is a finished game; no action is legal")
+            legal = np.flatnonzero(self.legal_mask(states[row : row + 1])[0]).tolist()
+            raise ValueError(
+                f"connect4: row {row}: illegal action {int(actions[row])}; expected one of {legal}"
+            )
+        return out
+
+    def terminal(self, states: np.ndarray) -> np.ndarray:
+        return bb.terminal(states)
+
+    def to_play(self, states: np.ndarray) -> np.ndarray:
+        return bb.to_play(states)
+
+    def winner(self, states: np.ndarray) -> np.ndarray:
+        return bb.winner(states)
+
+    def ply(self, states: np.ndarray) -> np.ndarray:
+        return states[:, bb.PLY].copy()
+
+    def observation(self, states: np.ndarray) -> np.ndarray:
+        check_batch(self, states)
+        out = np.zeros((states.shape[0], 2, HEIGHT, WIDTH), dtype=np.float32)
+        return bb.bit_planes(states, HEIGHT, WIDTH, COLUMN_STRIDE, False, out)
+
+    # ------------------------------------------------------------------ symmetries
+    @property
+    def action_symmetries(self) -> np.ndarray:
+        return _SYMMETRIES
+
+    def transform_observation(self, observations: np.ndarray, symmetry: int) -> np.ndarray:
+        if symmetry == 0:
+            return observations.copy()
+        if symmetry == 1:
+            return np.ascontiguousarray(observations[..., ::-1])
+        raise ValueError(f"symmetry must be 0 (identity) or 1 (mirror), got {symmetry}")
+
+    def mirror_state(self, state: tuple) -> tuple:
+        """The left-right mirror of a single state (same status, same player to move)."""
+        current, mask, ply, status = state
+        return (_mirror_bits(current), _mirror_bits(mask), ply, status)
+
+    # ----------------------------------------------------------------- move strings
+    def parse_moves(self, text: str) -> list[int]:
+        actions: list[int] = []
+        state = self.initial_state()
+        for index, char in enumerate(text.strip()):
+            if char not in "1234567":
+                raise ValueError(f"move {index + 1}: expected a column 1-7, got {char!r}")
+            if self.terminal_test(state):
+                raise ValueError(f"move {index + 1}: the game is already over")
+            action = int(char) - 1
+            if state[bb.MASK] & top_mask(action):
+                raise ValueError(f"move {index + 1}: column {char} is full")
+            state = self.result(state, action)
+            actions.append(action)
+        return actions
+
+    def format_moves(self, actions) -> str:
+        return "".join(str(int(a) + 1) for a in actions)
+
+    def render(self, state) -> str:
+        current, mask, ply, _ = (int(v) for v in state)
+        x_stones = current if ply % 2 == 0 else current ^ mask
+        rows = []
+        for row in reversed(range(HEIGHT)):
+            cells = []
+            for col in range(WIDTH):
+                bit = 1 << (col * COLUMN_STRIDE + row)
+                cells.append("." if not mask & bit else ("X" if x_stones & bit else "O"))
+            rows.append(" ".join(cells))
+        rows.append(" ".join(str(c + 1) for c in range(WIDTH)))
+        return "\n".join(rows)
+
+    # ---------------------------------- the seed's six functions, pure Python for classical search
+    def player(self, state: tuple) -> int:
+        return state[bb.PLY] & 1
+
+    def actions(self, state: tuple) -> list[int]:
+        if state[bb.STATUS] != bb.ONGOING:
+            return []
+        mask = state[bb.MASK]
+        return [c for c in range(WIDTH) if not mask & top_mask(c)]
+
+    def result(self, state: tuple, action: int) -> tuple:
+        current, mask, ply, status = state
+        if status != bb.ONGOING:
+            raise ValueError("the game is over: no action is legal")
+        if not 0 <= action < WIDTH or mask & top_mask(action):
+            raise ValueError(f"illegal action {action}: expected one of {self.actions(state)}")
+        new_mask = mask | (mask + bottom_mask(action))
+        mover = current | (new_mask ^ mask)
+        if has_four(mover):
+            new_status = bb.FIRST_PLAYER_WON + (ply & 1)
+        elif ply + 1 == NUM_CELLS:
+            new_status = bb.DRAW
+        else:
+            new_status = bb.ONGOING
+        return (current ^ mask, new_mask, ply + 1, new_status)
+
+    def terminal_test(self, state: tuple) -> bool:
+        return state[bb.STATUS] != bb.ONGOING
+
+    def utility(self, state: tuple, player: int) -> float:
+        status = state[bb.STATUS]
+        if status in (bb.ONGOING, bb.DRAW):
+            return 0.0
+        return 1.0 if status - bb.FIRST_PLAYER_WON == player else -1.0
+
+
+def _mirror_bits(bits: int) -> int:
+    out = 0
+    for col in range(WIDTH):
+        column = (bits >> (col * COLUMN_STRIDE)) & ((1 << COLUMN_STRIDE) - 1)
+        out |= column << ((WIDTH - 1 - col) * COLUMN_STRIDE)
+    return out
+
+
+_SYMMETRIES = np.array([np.arange(WIDTH), np.arange(WIDTH)[::-1]], dtype=np.int64)

@@ -1,0 +1,263 @@
+"""Tic-tac-toe on 9-bit bitboards, batched.
+
+Cells (= actions) are numbered 0-8 row-major from the top-left; move strings use 1-based cells
+(``"159"`` is X in the top-left corner, O in the centre, X in the bottom-right corner). X (player 0)
+moves first. State rows follow ``games.bitboard``: ``[current, mask, ply, status]`` with bit
+``cell`` set for a stone on ``cell``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from games import bitboard as bb
+from games.base import Game, check_batch
+
+NUM_CELLS = 9
+FULL_MASK = (1 << NUM_CELLS) - 1
+
+#: the 8 winning lines as bit masks: rows, columns, diagonals
+WIN_LINES = np.array(
+    [
+        sum(1 << c for c in cells)
+        for cells in (
+            (0, 1, 2), (3, 4, 5), (6, 7, 8),
+            (0, 3, 6), (1, 4, 7), (2, 5, 8),
+            (0, 4, 8), (2, 4, 6),
+        )
+    ],
+    dtype=np.int64,
+)
+_WIN_LINES_PY = tuple(int(v) for v in WIN_LINES)
+
+
+def _rotate_clockwise(cell: int) -> int:
+    row, col = divmod(cell, 3)
+    return col * 3 + (2 - row)
+
+
+def _reflect(cell: int) -> int:
+    row, col = divmod(cell, 3)
+    return row * 3 + (2 - col)
+
+
+def _symmetry_table() -> np.ndarray:
+    perms = []
+    for reflect in (False, True):
+        for turns in range(4):
+            perm = []
+            for cell in range(NUM_CELLS):
+                c = _reflect(cell) if reflect else cell
+                for _ in range(turns):
+                    c = _rotate_clockwise(c)
+                perm.append(c)
+            perms.append(perm)
+    return np.array(perms, dtype=np.int64)
+
+
+#: ``[8, 9]``: row g sends cell a to ``SYMMETRIES[g, a]``; row 1 is 90 degrees clockwise
+SYMMETRIES = _symmetry_table()
+
+
+@njit(cache=True)
+def _step_kernel(states, actions, lines, out):
+    for b in range(states.shape[0]):
+        current = states[b, 0]
+        mask = states[b, 1]
+        ply = states[b, 2]
+        if states[b, 3] != 0:
+            return b, 1
+        a = actions[b]
+        if a < 0 or a >= 9:
+            return b, 2
+        bit = np.int64(1) << a
+        if mask & bit:
+            return b, 2
+        mover = current | bit
+        status = 0
+        for i in range(lines.shape[0]):
+            if (mover & lines[i]) == lines[i]:
+                status = 1 + (ply & 1)
+                break
+        if status == 0 and ply + 1 == 9:
+            status = 3
+        out[b, 0] = current ^ mask
+        out[b, 1] = mask | bit
+        out[b, 2] = ply + 1
+        out[b, 3] = status
+    return -1, 0
+
+
+@njit(cache=True)
+def _legal_kernel(states, out):
+    for b in range(states.shape[0]):
+        if states[b, 3] != 0:
+            continue
+        mask = states[b, 1]
+        for a in range(9):
+            out[b, a] = ((mask >> a) & 1) == 0
+    return out
+
+
+class TicTacToe(Game):
+    """Tic-tac-toe: 9 actions, observation ``(2, 3, 3)``, 8 symmetries (the dihedral group)."""
+
+    name = "tictactoe"
+    version = 1
+    num_actions = NUM_CELLS
+    observation_shape = (2, 3, 3)
+    state_size = bb.STATE_SIZE
+    max_game_length = NUM_CELLS
+
+    # ----------------------------------------------------------------- batched API
+    def initial_states(self, batch_size: int) -> np.ndarray:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        return np.zeros((batch_size, bb.STATE_SIZE), dtype=np.int64)
+
+    def legal_mask(self, states: np.ndarray) -> np.ndarray:
+        check_batch(self, states)
+        return _legal_kernel(states, np.zeros((states.shape[0], NUM_CELLS), dtype=np.bool_))
+
+    def step(self, states: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        actions = np.asarray(actions, dtype=np.int64)
+        check_batch(self, states, actions)
+        out = np.empty_like(states)
+        row, error = _step_kernel(states, actions, WIN_LINES, out)
+        if error:
+            raise ValueError(_step_error(self, states, actions, row, error))
+        return out
+
+    def terminal(self, states: np.ndarray) -> np.ndarray:
+        return bb.terminal(states)
+
+    def to_play(self, states: np.ndarray) -> np.ndarray:
+        return bb.to_play(states)
+
+    def winner(self, states: np.ndarray) -> np.ndarray:
+        return bb.winner(states)
+
+    def ply(self, states: np.ndarray) -> np.ndarray:
+        return states[:, bb.PLY].copy()
+
+    def observation(self, states: np.ndarray) -> np.ndarray:
+        check_batch(self, states)
+        out = np.zeros((states.shape[0], 2, 3, 3), dtype=np.float32)
+        return bb.bit_planes(states, 3, 3, 3, True, out)
+
+    # ------------------------------------------------------------------ symmetries
+    @property
+    def action_symmetries(self) -> np.ndarray:
+        return SYMMETRIES
+
+    def transform_observation(self, observations: np.ndarray, symmetry: int) -> np.ndarray:
+        if not 0 <= symmetry < len(SYMMETRIES):
+            raise ValueError(f"symmetry must be in [0, {len(SYMMETRIES)}), got {symmetry}")
+        flat = observations.reshape(observations.shape[:-2] + (NUM_CELLS,))
+        out = np.empty_like(flat)
+        out[..., SYMMETRIES[symmetry]] = flat
+        return out.reshape(observations.shape)
+
+    # ----------------------------------------------------------------- move strings
+    def parse_moves(self, text: str) -> list[int]:
+        actions: list[int] = []
+        state = self.initial_state()
+        for index, char in enumerate(text.strip()):
+            if char not in "123456789":
+                raise ValueError(f"move {index + 1}: expected a cell 1-9, got {char!r}")
+            action = int(char) - 1
+            if self.terminal_test(state):
+                raise ValueError(f"move {index + 1}: the game is already over")
+            if state[bb.MASK] >> action & 1:
+                raise ValueError(f"move {index + 1}: cell {char} is occupied")
+            state = self.result(state, action)
+            actions.append(action)
+        return actions
+
+    def format_moves(self, actions) -> str:
+        return "".join(str(int(a) + 1) for a in actions)
+
+    def render(self, state) -> str:
+        current, mask, ply, _ = (int(v) for v in state)
+        x_stones = current if ply % 2 == 0 else current ^ mask
+        rows = []
+        for r in range(3):
+            cells = []
+            for c in range(3):
+                bit = 1 << (3 * r + c)
+                cells.append("." if not mask & bit else ("X" if x_stones & bit else "O"))
+            rows.append(" ".join(cells))
+        return "\n".join(rows)
+
+    def state_from_board(self, board: str) -> tuple:
+        """State from a drawing like ``"X X . / O O . / . . ."`` (rows top to bottom).
+
+        The player to move is X when both have as many stones, else O.
+
+        Raises:
+            ValueError: if the drawing does not have 9 cells of ``X``, ``O``, ``.`` or the stone
+                counts are impossible.
+        """
+        cells = [c for c in board if c in "XO."]
+        if len(cells) != NUM_CELLS or len([c for c in board if not c.isspace() and c != "/"]) != 9:
+            raise ValueError(f"expected 9 cells of X, O or '.', got {board!r}")
+        x = sum(1 << i for i, c in enumerate(cells) if c == "X")
+        o = sum(1 << i for i, c in enumerate(cells) if c == "O")
+        nx, no = bin(x).count("1"), bin(o).count("1")
+        if nx - no not in (0, 1):
+            raise ValueError(f"X has {nx} stones and O {no}: X moves first, so expected nx - no in (0, 1)")
+        ply = nx + no
+        current = x if ply % 2 == 0 else o
+        status = bb.ONGOING
+        if any(x & line == line for line in _WIN_LINES_PY):
+            status = bb.FIRST_PLAYER_WON
+        elif any(o & line == line for line in _WIN_LINES_PY):
+            status = bb.SECOND_PLAYER_WON
+        elif ply == NUM_CELLS:
+            status = bb.DRAW
+        return (current, x | o, ply, status)
+
+    # ---------------------------------- the seed's six functions, pure Python for classical search
+    def player(self, state: tuple) -> int:
+        return state[bb.PLY] & 1
+
+    def actions(self, state: tuple) -> list[int]:
+        if state[bb.STATUS] != bb.ONGOING:
+            return []
+        mask = state[bb.MASK]
+        return [a for a in range(NUM_CELLS) if not mask >> a & 1]
+
+    def result(self, state: tuple, action: int) -> tuple:
+        current, mask, ply, status = state
+        bit = 1 << action
+        if status != bb.ONGOING:
+            raise ValueError("the game is over: no action is legal")
+        if not 0 <= action < NUM_CELLS or mask & bit:
+            raise ValueError(f"illegal action {action}: expected one of {self.actions(state)}")
+        mover = current | bit
+        new_status = bb.ONGOING
+        for line in _WIN_LINES_PY:
+            if mover & line == line:
+                new_status = bb.FIRST_PLAYER_WON + (ply & 1)
+                break
+        else:
+            if ply + 1 == NUM_CELLS:
+                new_status = bb.DRAW
+        return (current ^ mask, mask | bit, ply + 1, new_status)
+
+    def terminal_test(self, state: tuple) -> bool:
+        return state[bb.STATUS] != bb.ONGOING
+
+    def utility(self, state: tuple, player: int) -> float:
+        status = state[bb.STATUS]
+        if status in (bb.ONGOING, bb.DRAW):
+            return 0.0
+        return 1.0 if status - bb.FIRST_PLAYER_WON == player else -1.0
+
+
+def _step_error(game: Game, states, actions, row: int, error: int) -> str:
+    if error == bb.ERROR_FINISHED:
+        return f"{game.name}: row {row} is a finished game; no action is legal"
+    legal = np.flatnonzero(game.legal_mask(states[row : row + 1])[0]).tolist()
+    return f"{game.name}: row {row}: illegal action {int(actions[row])}; expected one of {legal}"
