@@ -1,0 +1,152 @@
+"""The contract every registered game must pass (pgx's api_test idea)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import games
+from games.base import NO_WINNER
+
+GAME_NAMES = games.names()
+
+
+def random_states(game, rng, count):
+    """``count`` states reached by random playouts of random lengths (some finished)."""
+    states = game.initial_states(count)
+    lengths = rng.integers(0, game.max_game_length + 1, size=count)
+    for ply in range(game.max_game_length):
+        mask = game.legal_mask(states)
+        active = (lengths > ply) & mask.any(axis=1)
+        if not active.any():
+            break
+        logits = np.where(mask, rng.random(mask.shape), -1.0)
+        actions = logits.argmax(axis=1)
+        states[active] = game.step(states[active], actions[active])
+    return states
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+@settings(max_examples=60, deadline=None)
+@given(choices=st.lists(st.integers(min_value=0, max_value=10**6), min_size=0, max_size=50))
+def test_random_playout_invariants(name, choices):
+    game = games.make(name)
+    state = game.initial_states(1)
+    single = game.initial_state()
+    for turn, choice in enumerate(choices):
+        mask = game.legal_mask(state)
+        assert mask.shape == (1, game.num_actions) and mask.dtype == np.bool_
+        terminal = bool(game.terminal(state)[0])
+        assert terminal == (not mask.any()), "non-terminal states have a legal move, terminal none"
+        assert game.ply(state)[0] == turn
+        assert game.to_play(state)[0] == turn % 2
+        assert game.terminal_test(single) == terminal
+        assert game.actions(single) == np.flatnonzero(mask[0]).tolist()
+        assert tuple(int(v) for v in state[0]) == single
+        obs = game.observation(state)
+        assert obs.shape == (1, *game.observation_shape) and obs.dtype == np.float32
+        if terminal:
+            with pytest.raises(ValueError):
+                game.step(state, np.array([0]))
+            with pytest.raises(ValueError):
+                game.result(single, 0)
+            break
+        legal = np.flatnonzero(mask[0])
+        action = int(legal[choice % len(legal)])
+        before = state.copy()
+        stepped = game.step(state, np.array([action]))
+        np.testing.assert_array_equal(state, before)  # the input is never mutated
+        state = stepped
+        single = game.result(single, action)
+    winner = int(game.winner(state)[0])
+    value = float(game.terminal_value(state)[0])
+    if not game.terminal(state)[0] or winner == NO_WINNER:
+        assert value == 0.0
+    else:
+        # the player who just moved won: the player to move has lost
+        assert winner != game.to_play(state)[0]
+        assert value == -1.0
+        assert game.utility(single, winner) == 1.0 and game.utility(single, 1 - winner) == -1.0
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_step_does_not_mutate_input(name):
+    game = games.make(name)
+    state = game.initial_states(2)
+    copy = state.copy()
+    game.step(state, np.array([0, 1]))
+    np.testing.assert_array_equal(state, copy)
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_batched_step_equals_per_row_steps(name):
+    game = games.make(name)
+    rng = np.random.default_rng(7)
+    states = random_states(game, rng, 300)
+    live = states[~game.terminal(states)]
+    mask = game.legal_mask(live)
+    actions = np.where(mask, rng.random(mask.shape), -1.0).argmax(axis=1)
+    batched = game.step(live, actions)
+    for row in range(len(live)):
+        np.testing.assert_array_equal(batched[row], game.step(live[row : row + 1], actions[row : row + 1])[0])
+    np.testing.assert_array_equal(game.observation(batched)[5], game.observation(batched[5:6])[0])
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_illegal_and_finished_steps_are_rejected(name):
+    game = games.make(name)
+    state = game.initial_states(3)
+    with pytest.raises(ValueError, match="illegal action"):
+        game.step(state, np.array([0, game.num_actions, 1]))
+    with pytest.raises(ValueError, match="illegal action"):
+        game.step(state, np.array([0, -1, 1]))
+    with pytest.raises(ValueError, match=r"shape \[3\]"):
+        game.step(state, np.array([0, 1]))
+    with pytest.raises(ValueError, match="int64"):
+        game.step(state.astype(np.int32), np.array([0, 1, 2]))
+    with pytest.raises(ValueError, match="batch_size"):
+        game.initial_states(0)
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_symmetries_map_legal_to_legal_and_preserve_outcomes(name):
+    game = games.make(name)
+    rng = np.random.default_rng(3)
+    perms = game.action_symmetries
+    assert perms.shape == (game.num_symmetries, game.num_actions)
+    np.testing.assert_array_equal(perms[0], np.arange(game.num_actions))
+    for _ in range(40):
+        actions = []
+        state = game.initial_state()
+        length = int(rng.integers(0, game.max_game_length + 1))
+        while not game.terminal_test(state) and len(actions) < length:
+            action = int(rng.choice(game.actions(state)))
+            actions.append(action)
+            state = game.result(state, action)
+        original = game.states_from_moves([game.format_moves(actions)])
+        for g in range(game.num_symmetries):
+            image = game.states_from_moves([game.format_moves(perms[g][actions])])
+            np.testing.assert_array_equal(game.legal_mask(image), game.transform_policy(game.legal_mask(original), g))
+            np.testing.assert_array_equal(game.winner(image), game.winner(original))
+            np.testing.assert_array_equal(game.terminal(image), game.terminal(original))
+            np.testing.assert_array_equal(
+                game.observation(image), game.transform_observation(game.observation(original), g)
+            )
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_move_strings_round_trip_and_errors(name):
+    game = games.make(name)
+    text = "4453" if name == "connect4" else "5137"
+    assert game.format_moves(game.parse_moves(text)) == text
+    with pytest.raises(ValueError, match="move 2"):
+        game.parse_moves("1x")
+    bad, message = ("1111111", "move 7: column 1 is full") if name == "connect4" else ("11", "move 2: cell 1 is occupied")
+    with pytest.raises(ValueError, match=message):
+        game.parse_moves(bad)
+    with pytest.raises(ValueError, match="move 3: expected"):
+        game.parse_moves("120")
+    with pytest.raises(ValueError):
+        games.make("chess")
