@@ -1,0 +1,106 @@
+"""Atomic file writes: a reader sees the old file or the whole new one, never a torn write.
+
+The data goes to a temporary file in the destination's folder (same file system, so the rename is
+atomic), is flushed and ``fsync``-ed, then ``os.replace`` moves it over the destination and the
+folder is ``fsync``-ed so the rename itself survives a power cut (POSIX). If anything fails before
+the rename (an exception, Ctrl-C), the temporary file is removed and the old file is untouched
+(CASES I1). Other packages (trainer checkpoints, replay-buffer snapshots, game records) reuse these.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO
+
+
+def _fsync_directory(folder: Path) -> None:
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:  # e.g. Windows, where folders cannot be opened
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+def atomic_write(path: str | os.PathLike, write_fn: Callable[[BinaryIO], None]) -> Path:
+    """Write a file atomically by calling ``write_fn(binary_file)``.
+
+    Args:
+        path: destination; its folder must exist.
+        write_fn: writes the whole content to the open binary file it is given.
+
+    Returns:
+        The destination as a ``Path``.
+
+    Raises:
+        FileNotFoundError: if the destination folder does not exist.
+        Whatever ``write_fn`` raises (the destination is then left as it was).
+    """
+    path = Path(path)
+    folder = path.parent
+    if not folder.is_dir():
+        raise FileNotFoundError(f"cannot write {path}: folder {folder} does not exist")
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            write_fn(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_directory(folder)
+    return path
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically (see module docstring). Raises as :func:`atomic_write`."""
+    return atomic_write(path, lambda handle: handle.write(data))
+
+
+def atomic_write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to ``path`` atomically. Raises as :func:`atomic_write`."""
+    return atomic_write_bytes(path, text.encode(encoding))
+
+
+def atomic_write_json(path: str | os.PathLike, data, indent: int = 2) -> Path:
+    """Write ``data`` as JSON (sorted keys, trailing newline) atomically.
+
+    Raises:
+        TypeError: if ``data`` is not JSON-serialisable; ValueError: if it holds NaN or infinity
+            (nothing is written either way).
+        FileNotFoundError: as :func:`atomic_write`.
+    """
+    text = json.dumps(data, indent=indent, sort_keys=True, allow_nan=False) + "\n"
+    return atomic_write_text(path, text)
+
+
+def atomic_torch_save(obj, path: str | os.PathLike) -> Path:
+    """``torch.save(obj)`` to ``path`` atomically.
+
+    The object is serialised to memory first, so a serialisation error leaves no temporary file.
+    Save only tensors and plain Python types, so that ``torch.load(weights_only=True)`` can read it
+    back (CASES I4).
+
+    Raises:
+        FileNotFoundError: as :func:`atomic_write`.
+        Whatever ``torch.save`` raises for an unpicklable object.
+    """
+    import torch  # local: keeps this module importable without torch
+
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    return atomic_write_bytes(path, buffer.getvalue())

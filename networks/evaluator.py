@@ -1,0 +1,207 @@
+"""Run a policy/value network for the search: numpy in, numpy out, on CUDA when present.
+
+:class:`TorchEvaluator` wraps a model built by :func:`networks.build_network`. Each ``evaluate``
+call moves one batch to the device (through a reused pinned staging buffer and a non-blocking copy
+on CUDA), runs the model in ``torch.inference_mode`` (with bf16 autocast on GPUs that support it),
+masks and normalises the policy on the device (:func:`networks.policy.masked_softmax`), and copies
+priors and values back as float32 numpy arrays. Weights are swapped in place with
+:meth:`TorchEvaluator.set_weights`, which is how self-play actors pick up a newly promoted model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import torch
+
+from networks.evaluator_base import Evaluator, UniformEvaluator
+from networks.policy import count_degenerate_priors, masked_softmax
+from networks.shapes import check_evaluate_inputs
+
+__all__ = ["Evaluator", "TorchEvaluator", "UniformEvaluator", "device_from_config"]
+
+DEVICE_CHOICES = ("auto", "cpu", "cuda")
+
+
+def device_from_config(name: str = "auto") -> torch.device:
+    """Resolve a device setting.
+
+    Args:
+        name: ``"auto"`` (CUDA when available, else CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
+
+    Returns:
+        The ``torch.device``.
+
+    Raises:
+        ValueError: for any other string, or for ``"cuda"``/``"cuda:N"`` when CUDA is not available
+            or ``N`` is not a visible device.
+    """
+    if not isinstance(name, str):
+        raise ValueError(f"device: expected one of {list(DEVICE_CHOICES)} or 'cuda:N', got {name!r}")
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cpu":
+        return torch.device("cpu")
+    if name == "cuda" or (name.startswith("cuda:") and name[5:].isdigit()):
+        if not torch.cuda.is_available():
+            raise ValueError(f"device {name!r} requested but CUDA is not available here; use 'auto' or 'cpu'")
+        device = torch.device(name)
+        if device.index is not None and device.index >= torch.cuda.device_count():
+            raise ValueError(
+                f"device {name!r}: expected an index below {torch.cuda.device_count()} (visible CUDA devices)"
+            )
+        return device
+    raise ValueError(f"device: expected one of {list(DEVICE_CHOICES)} or 'cuda:N', got {name!r}")
+
+
+def _resolve_device(device) -> torch.device:
+    if device is None:
+        return device_from_config("auto")
+    if isinstance(device, torch.device):
+        return device_from_config(str(device)) if device.type == "cuda" else device
+    return device_from_config(device)
+
+
+class TorchEvaluator:
+    """Batched network evaluation for the search.
+
+    Args:
+        model: a module whose ``forward(obs [B, C, H, W] float32)`` returns ``(logits [B, A],
+            value [B])`` and which has ``observation_shape`` and ``num_actions`` attributes (every
+            network from :func:`networks.build_network` does). It is moved to ``device`` and put in
+            eval mode (batch norm uses its running statistics).
+        device: ``None`` or ``"auto"`` (CUDA when available, else CPU), ``"cpu"``, ``"cuda"``,
+            ``"cuda:N"`` or a ``torch.device``.
+        use_bf16: bf16 autocast; ``None`` turns it on for CUDA devices with bf16 support and off on
+            CPU. Outputs are float32 either way.
+        compile: wrap the model in ``torch.compile`` (the first calls are slow while it compiles).
+
+    Attributes:
+        num_calls, num_positions: counters of ``evaluate`` calls and positions evaluated.
+        num_degenerate_priors: positions where the network put less than
+            ``networks.policy_numpy.DEGENERATE_LEGAL_MASS`` on the legal actions (CASES C1).
+        weights_version: the ``version`` given to the last :meth:`set_weights` (``None`` before).
+
+    Raises:
+        ValueError: if ``model`` lacks ``observation_shape``/``num_actions``, the device string is
+            not accepted or not available, or ``use_bf16=True`` on a device without bf16 autocast
+            (any CPU device: autocast is for GPUs only here).
+    """
+
+    def __init__(self, model: torch.nn.Module, device=None, use_bf16: bool | None = None, compile: bool = False):
+        if not isinstance(model, torch.nn.Module):
+            raise ValueError(f"model: expected a torch.nn.Module, got {type(model).__name__}")
+        for attribute in ("observation_shape", "num_actions"):
+            if not hasattr(model, attribute):
+                raise ValueError(f"model: expected an attribute {attribute!r} (build it with networks.build_network)")
+        self.device = _resolve_device(device)
+        on_cuda = self.device.type == "cuda"
+        bf16_available = on_cuda and torch.cuda.is_bf16_supported()
+        if use_bf16 is None:
+            use_bf16 = bf16_available
+        elif use_bf16 and not bf16_available:
+            raise ValueError(
+                f"use_bf16=True: bf16 autocast needs a CUDA device with bf16 support, got {self.device}; "
+                "use use_bf16=None (auto) or False"
+            )
+        self.use_bf16 = bool(use_bf16)
+        self.model = model.to(self.device).eval()
+        self.observation_shape = tuple(model.observation_shape)
+        self.num_actions = int(model.num_actions)
+        self.compiled = bool(compile)
+        self._forward = torch.compile(self.model) if compile else self.model
+        self._staging: torch.Tensor | None = None  # pinned host buffer for CUDA uploads
+        self.num_calls = 0
+        self.num_positions = 0
+        self.num_degenerate_priors = 0
+        self.weights_version = None
+
+    # ------------------------------------------------------------------ evaluation
+    def _upload(self, observations: np.ndarray) -> torch.Tensor:
+        host = torch.from_numpy(observations)
+        if self.device.type != "cuda":
+            return host
+        batch = observations.shape[0]
+        if self._staging is None or self._staging.shape[0] < batch:
+            self._staging = torch.empty((batch, *self.observation_shape), dtype=torch.float32).pin_memory()
+        staging = self._staging[:batch]
+        staging.copy_(host)
+        # Safe to reuse the staging buffer next call: evaluate() synchronises before returning.
+        return staging.to(self.device, non_blocking=True)
+
+    def evaluate(self, observations: np.ndarray, legal_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Masked priors and values for a batch.
+
+        Args:
+            observations: ``[B, C, H, W]`` float32 (other real dtypes are converted), from the view
+                of the player to move.
+            legal_mask: ``[B, A]`` bool, True = legal.
+
+        Returns:
+            ``(priors, values)``: ``[B, A]`` float32, exactly 0 on illegal actions and summing to 1
+            over the legal ones (uniform over legal when the network's legal logits are all very
+            negative; all 0 for a row without a legal action); ``[B]`` float32 in ``[-1, 1]``, for
+            the player to move. Fresh arrays owned by the caller.
+
+        Raises:
+            ValueError: for inputs of the wrong type, shape or dtype (expected vs actual).
+        """
+        observations, legal_mask = check_evaluate_inputs(
+            observations, legal_mask, self.observation_shape, self.num_actions
+        )
+        batch = observations.shape[0]
+        if batch == 0:
+            return np.zeros((0, self.num_actions), np.float32), np.zeros(0, np.float32)
+        with torch.inference_mode():
+            inputs = self._upload(observations)
+            mask = torch.from_numpy(legal_mask).to(self.device, non_blocking=self.device.type == "cuda")
+            with torch.autocast(device_type=self.device.type, dtype=torch.bfloat16, enabled=self.use_bf16):
+                logits, values = self._forward(inputs)
+            logits = logits.float()
+            priors = masked_softmax(logits, mask)
+            self.num_degenerate_priors += count_degenerate_priors(logits, mask)
+            priors_host = priors.cpu().numpy()
+            values_host = values.float().clamp_(-1.0, 1.0).cpu().numpy()
+        self.num_calls += 1
+        self.num_positions += batch
+        return priors_host, values_host
+
+    __call__ = evaluate
+
+    # --------------------------------------------------------------------- weights
+    def set_weights(self, state_dict: Mapping, version=None) -> None:
+        """Replace the model's weights in place (same architecture), e.g. a newly promoted model.
+
+        Args:
+            state_dict: parameter and buffer name -> ``torch.Tensor`` or numpy array, exactly the
+                keys of ``model.state_dict()`` with the same shapes.
+            version: any label (e.g. the training step) kept in ``weights_version``.
+
+        Raises:
+            ValueError: naming the missing keys, unexpected keys, or the first key whose shape
+                differs (expected vs actual).
+        """
+        if not isinstance(state_dict, Mapping):
+            raise ValueError(f"state_dict: expected a mapping of name -> tensor, got {type(state_dict).__name__}")
+        own = self.model.state_dict()
+        missing = sorted(set(own) - set(state_dict))
+        unexpected = sorted(set(state_dict) - set(own))
+        if missing or unexpected:
+            raise ValueError(f"state_dict does not fit the model: missing keys {missing}, unexpected keys {unexpected}")
+        tensors = {}
+        for key, value in state_dict.items():
+            tensor = torch.as_tensor(value)
+            if tuple(tensor.shape) != tuple(own[key].shape):
+                raise ValueError(
+                    f"state_dict[{key!r}]: expected shape {list(own[key].shape)}, got {list(tensor.shape)}"
+                )
+            tensors[key] = tensor
+        self.model.load_state_dict(tensors, strict=True)
+        self.weights_version = version
+
+    load_state_dict = set_weights
+
+    def get_weights(self) -> dict[str, torch.Tensor]:
+        """A CPU copy of the model's state dict (safe to ``ray.put`` or save)."""
+        return {key: value.detach().to("cpu", copy=True) for key, value in self.model.state_dict().items()}

@@ -1,0 +1,227 @@
+"""Export a network for deployment: ONNX graph, safetensors weights and a JSON sidecar.
+
+``export_model`` writes three files into a folder, each atomically (:mod:`networks.atomic`), the
+sidecar last so that its SHA-256 entries describe complete files:
+
+* ``model.onnx``: ONNX opset ``OPSET`` (>= 17), input ``observation`` ``[batch, C, H, W]`` float32,
+  outputs ``policy_logits`` ``[batch, A]`` float32 (unmasked) and ``value`` ``[batch]`` float32 in
+  ``[-1, 1]`` for the player to move; the batch axis is dynamic.
+* ``model.safetensors``: the state dict (safetensors: no code can run on load).
+* ``model.json``: ``format``, ``format_version``, ``game`` (``name``, ``version``),
+  ``observation_shape``, ``num_actions``, ``network`` (``NetworkConfig.to_dict()``),
+  ``network_name``, ``inputs``/``outputs``, ``onnx_opset``, ``files``, ``sha256`` (per file) and
+  ``extra`` (training step, arena record, ... as given).
+
+Read it back with :func:`networks.onnx_evaluator.load_exported` (ONNX Runtime, no torch) or with
+:func:`load_exported_torch` (torch, from the safetensors weights).
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from networks.atomic import atomic_write_bytes, atomic_write_json
+from networks.checkpoint import ModelMetadata, check_plain
+from networks.config import NetworkConfig
+from networks.onnx_evaluator import (
+    EXPORT_FORMAT,
+    EXPORT_FORMAT_VERSION,
+    INPUT_NAME,
+    ONNX_FILE,
+    OUTPUT_NAMES,
+    SIDECAR_FILE,
+    WEIGHTS_FILE,
+    load_exported,
+    read_sidecar,
+    sha256_file,
+)
+
+#: ONNX opset written by :func:`export_model`.
+OPSET = 17
+
+#: Largest absolute difference between ONNX Runtime and torch outputs accepted by the check that
+#: ``export_model`` runs after writing (issue 6: "match within 1e-5").
+PARITY_TOLERANCE = 1e-5
+
+__all__ = ["OPSET", "PARITY_TOLERANCE", "export_model", "load_exported", "load_exported_torch", "onnx_bytes"]
+
+
+def onnx_bytes(model: torch.nn.Module, opset: int = OPSET) -> bytes:
+    """Serialise ``model`` (eval mode, CPU, float32) to ONNX with a dynamic batch axis.
+
+    Uses the TorchScript-based exporter (``dynamo=False``), which needs no extra package; the
+    module is traced, so the network must not branch on its input values.
+
+    Raises:
+        ValueError: if ``opset`` < 17 or the model lacks ``observation_shape``.
+    """
+    if isinstance(opset, bool) or not isinstance(opset, int) or opset < 17:
+        raise ValueError(f"opset: expected an int >= 17, got {opset!r}")
+    if not hasattr(model, "observation_shape"):
+        raise ValueError("model: expected an attribute 'observation_shape' (build it with networks.build_network)")
+    model = copy.deepcopy(model).to("cpu").float().eval()
+    example = torch.zeros((2, *model.observation_shape), dtype=torch.float32)
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the legacy exporter's deprecation and tracer warnings
+        torch.onnx.export(
+            model,
+            (example,),
+            buffer,
+            dynamo=False,
+            opset_version=opset,
+            input_names=[INPUT_NAME],
+            output_names=list(OUTPUT_NAMES),
+            dynamic_axes={INPUT_NAME: {0: "batch"}, OUTPUT_NAMES[0]: {0: "batch"}, OUTPUT_NAMES[1]: {0: "batch"}},
+            do_constant_folding=True,
+        )
+    return buffer.getvalue()
+
+
+def _check_parity(model: torch.nn.Module, folder: Path, seed: int = 0) -> float:
+    evaluator = load_exported(folder, providers=["CPUExecutionProvider"])
+    model = copy.deepcopy(model).to("cpu").float().eval()
+    generator = np.random.default_rng(seed)
+    worst = 0.0
+    for batch in (1, 5):
+        observations = generator.standard_normal((batch, *model.observation_shape)).astype(np.float32)
+        with torch.inference_mode():
+            logits, values = model(torch.from_numpy(observations))
+        onnx_logits, onnx_values = evaluator.forward(observations)
+        worst = max(worst, float(np.abs(onnx_logits - logits.numpy()).max()), float(np.abs(onnx_values - values.numpy()).max()))
+    if worst > PARITY_TOLERANCE:
+        raise ValueError(f"{folder}: ONNX Runtime differs from torch by {worst:.3g}, expected at most {PARITY_TOLERANCE}")
+    return worst
+
+
+def export_model(
+    model: torch.nn.Module,
+    config: NetworkConfig,
+    game_name: str,
+    game_version: int,
+    out_dir: str | os.PathLike,
+    extra: dict | None = None,
+    opset: int = OPSET,
+    verify: bool = True,
+) -> Path:
+    """Write ``model.onnx``, ``model.safetensors`` and ``model.json`` into ``out_dir``.
+
+    Args:
+        model: a network from :func:`networks.build_network` (any device; it is not modified).
+        config: its ``NetworkConfig``.
+        game_name, game_version: the game id and rules version.
+        out_dir: the folder (created if missing; existing export files in it are replaced).
+        extra: plain-typed extras for the sidecar (``training_step``, ``arena`` record, ...); must be
+            JSON-serialisable.
+        opset: ONNX opset, >= 17.
+        verify: run ONNX Runtime on random inputs at batch sizes 1 and 5 and require agreement with
+            torch within ``PARITY_TOLERANCE``.
+
+    Returns:
+        ``out_dir`` as a ``Path``.
+
+    Raises:
+        ValueError: for a bad ``config``, ``game_name``, ``game_version``, ``opset``, a non-plain or
+            non-JSON ``extra``, or (``verify``) an ONNX/torch mismatch.
+    """
+    from safetensors.torch import save as safetensors_save
+
+    if not isinstance(config, NetworkConfig):
+        raise ValueError(f"config: expected a NetworkConfig, got {type(config).__name__}")
+    if not isinstance(game_name, str) or not game_name:
+        raise ValueError(f"game_name: expected a non-empty str, got {game_name!r}")
+    if isinstance(game_version, bool) or not isinstance(game_version, int):
+        raise ValueError(f"game_version: expected an int, got {game_version!r}")
+    for attribute in ("observation_shape", "num_actions"):
+        if not hasattr(model, attribute):
+            raise ValueError(f"model: expected an attribute {attribute!r} (build it with networks.build_network)")
+    extra = check_plain(dict(extra or {}))
+    try:
+        json.dumps(extra, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"extra: expected JSON-serialisable plain values ({error})") from error
+
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    graph = onnx_bytes(model, opset)
+    state_dict = {key: value.detach().to("cpu").contiguous() for key, value in model.state_dict().items()}
+    weights = safetensors_save(state_dict, metadata={"game": game_name, "network": config.name})
+    atomic_write_bytes(folder / ONNX_FILE, graph)
+    atomic_write_bytes(folder / WEIGHTS_FILE, weights)
+    observation_shape = [int(v) for v in model.observation_shape]
+    sidecar = {
+        "format": EXPORT_FORMAT,
+        "format_version": EXPORT_FORMAT_VERSION,
+        "game": {"name": game_name, "version": game_version},
+        "observation_shape": observation_shape,
+        "num_actions": int(model.num_actions),
+        "network": config.to_dict(),
+        "network_name": config.name,
+        "onnx_opset": opset,
+        "inputs": {INPUT_NAME: {"shape": ["batch", *observation_shape], "dtype": "float32"}},
+        "outputs": {
+            OUTPUT_NAMES[0]: {"shape": ["batch", int(model.num_actions)], "dtype": "float32", "masked": False},
+            OUTPUT_NAMES[1]: {"shape": ["batch"], "dtype": "float32", "range": [-1, 1], "view": "player to move"},
+        },
+        "files": {"onnx": ONNX_FILE, "weights": WEIGHTS_FILE},
+        "sha256": {ONNX_FILE: sha256_file(folder / ONNX_FILE), WEIGHTS_FILE: sha256_file(folder / WEIGHTS_FILE)},
+        "torch_version": torch.__version__,
+        "extra": extra,
+    }
+    atomic_write_json(folder / SIDECAR_FILE, sidecar)
+    if verify:
+        _check_parity(model, folder)
+    return folder
+
+
+def load_exported_torch(path: str | os.PathLike, expected_game=None) -> tuple[torch.nn.Module, ModelMetadata]:
+    """Rebuild the torch network of an export folder from ``model.safetensors`` and ``model.json``.
+
+    Args:
+        path: the export folder (or a file in it).
+        expected_game: as :func:`networks.checkpoint.load_model`.
+
+    Returns:
+        ``(model, metadata)`` like :func:`networks.checkpoint.load_model`.
+
+    Raises:
+        FileNotFoundError: if the folder, the sidecar or the weights file is missing.
+        ValueError: if the weights do not match the SHA-256 in the sidecar, cannot be read, or do
+            not fit the network or the expected game.
+    """
+    from safetensors import SafetensorError
+    from safetensors.torch import load_file
+
+    from networks.checkpoint import FORMAT, FORMAT_VERSION, model_from_payload
+
+    sidecar = read_sidecar(path)
+    folder = Path(path) if Path(path).is_dir() else Path(path).parent
+    weights_path = folder / sidecar["files"].get("weights", WEIGHTS_FILE)
+    if not weights_path.is_file():
+        raise FileNotFoundError(f"{folder}: no {weights_path.name}")
+    expected_hash = sidecar.get("sha256", {}).get(weights_path.name)
+    if expected_hash is not None and sha256_file(weights_path) != expected_hash:
+        raise ValueError(f"{weights_path}: SHA-256 differs from the one in {SIDECAR_FILE}; re-export the model")
+    try:
+        state_dict = load_file(str(weights_path), device="cpu")
+    except (SafetensorError, OSError, ValueError) as error:
+        raise ValueError(f"{weights_path}: cannot read safetensors weights ({error})") from error
+    payload = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "game": sidecar["game"],
+        "observation_shape": sidecar["observation_shape"],
+        "num_actions": sidecar["num_actions"],
+        "network": sidecar["network"],
+        "state_dict": state_dict,
+        "extra": sidecar.get("extra", {}),
+    }
+    return model_from_payload(payload, expected_game, source=str(weights_path))

@@ -1,0 +1,65 @@
+"""A small fully connected policy/value network, enough for tic-tac-toe.
+
+The observation is flattened and passed through ``len(config.mlp_hidden)`` Linear -> ReLU layers
+(a shared trunk); the policy head is one Linear layer to ``A`` logits and the value head is
+Linear(``value_hidden``) -> ReLU -> Linear(1) -> tanh, the value head of AlphaGo Zero (Silver et
+al. 2017, Methods, "Neural network architecture") on a fully connected trunk.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from networks.config import NetworkConfig
+from networks.model_utils import check_observation_batch
+from networks.shapes import check_sizes
+
+
+class MLP(nn.Module):
+    """Fully connected policy/value network.
+
+    Args:
+        config: a ``NetworkConfig`` with ``kind == "mlp"``.
+        observation_shape: ``(C, H, W)`` of one observation.
+        num_actions: ``A``, the number of policy logits.
+
+    Raises:
+        ValueError: if ``config.kind`` is not ``"mlp"``, or the shape or action count is not positive.
+    """
+
+    def __init__(self, config: NetworkConfig, observation_shape, num_actions: int) -> None:
+        super().__init__()
+        if config.kind != "mlp":
+            raise ValueError(f"MLP: expected config.kind 'mlp', got {config.kind!r}")
+        self.observation_shape, self.num_actions = check_sizes(observation_shape, num_actions)
+        self.config = config
+        layers: list[nn.Module] = [nn.Flatten()]
+        width = math.prod(self.observation_shape)
+        for hidden in config.mlp_hidden:
+            layers += [nn.Linear(width, hidden), nn.ReLU()]
+            width = hidden
+        self.trunk = nn.Sequential(*layers)
+        self.policy_head = nn.Linear(width, self.num_actions)
+        self.value_head = nn.Sequential(
+            nn.Linear(width, config.value_hidden), nn.ReLU(), nn.Linear(config.value_hidden, 1), nn.Tanh()
+        )
+
+    def forward(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Policy logits and value for a batch.
+
+        Args:
+            observations: ``[B, C, H, W]`` float32, from the view of the player to move.
+
+        Returns:
+            ``(policy_logits, value)``: ``[B, A]`` float32 unmasked logits, and ``[B]`` float32
+            values in ``[-1, 1]`` for the player to move.
+
+        Raises:
+            ValueError: if ``observations`` is not ``[B, C, H, W]`` with this network's ``(C, H, W)``.
+        """
+        check_observation_batch(observations, self.observation_shape)
+        trunk = self.trunk(observations)
+        return self.policy_head(trunk).float(), self.value_head(trunk).squeeze(-1).float()

@@ -1,0 +1,203 @@
+"""Evaluate an exported model with ONNX Runtime. Imports numpy, onnxruntime and json only (no torch).
+
+:func:`load_exported` reads a folder written by :func:`networks.export.export_model`
+(``model.onnx``, ``model.safetensors``, ``model.json``), checks the sidecar against the ONNX file
+(format, SHA-256, input and output names) and returns an :class:`OnnxEvaluator` whose ``evaluate``
+has the signature of ``TorchEvaluator.evaluate``. This is what ``play`` uses, so playing against a
+model needs neither torch nor trainer code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from networks.policy_numpy import count_degenerate_priors_numpy, masked_softmax_numpy
+from networks.shapes import check_evaluate_inputs, check_sizes
+
+EXPORT_FORMAT = "tabula-rasa-export"
+EXPORT_FORMAT_VERSION = 1
+ONNX_FILE = "model.onnx"
+WEIGHTS_FILE = "model.safetensors"
+SIDECAR_FILE = "model.json"
+INPUT_NAME = "observation"
+OUTPUT_NAMES = ("policy_logits", "value")
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _export_folder(path: str | os.PathLike) -> Path:
+    path = Path(path)
+    if path.is_file() and path.name in (ONNX_FILE, SIDECAR_FILE, WEIGHTS_FILE):
+        path = path.parent
+    if not path.exists():
+        raise FileNotFoundError(f"exported model not found: {path}")
+    if not path.is_dir():
+        raise ValueError(f"{path}: expected an export folder holding {SIDECAR_FILE} and {ONNX_FILE}")
+    return path
+
+
+def read_sidecar(path: str | os.PathLike) -> dict:
+    """Read and check ``model.json`` of an export folder (or the path of a file in it).
+
+    Returns:
+        The sidecar dict (see :func:`networks.export.export_model` for its keys).
+
+    Raises:
+        FileNotFoundError: if the folder or its ``model.json`` does not exist.
+        ValueError: if ``model.json`` is not JSON or lacks a field of the export format.
+    """
+    folder = _export_folder(path)
+    sidecar_path = folder / SIDECAR_FILE
+    if not sidecar_path.is_file():
+        raise FileNotFoundError(f"{folder}: no {SIDECAR_FILE}; expected a folder written by export-model")
+    try:
+        sidecar = json.loads(sidecar_path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{sidecar_path}: expected JSON written by export-model ({error})") from error
+    if not isinstance(sidecar, dict) or sidecar.get("format") != EXPORT_FORMAT:
+        raise ValueError(f"{sidecar_path}: expected format {EXPORT_FORMAT!r}")
+    if sidecar.get("format_version") != EXPORT_FORMAT_VERSION:
+        raise ValueError(
+            f"{sidecar_path}: expected format_version {EXPORT_FORMAT_VERSION}, found {sidecar.get('format_version')!r}"
+        )
+    for key in ("game", "observation_shape", "num_actions", "network", "files"):
+        if key not in sidecar:
+            raise ValueError(f"{sidecar_path}: missing field {key!r}")
+    return sidecar
+
+
+class OnnxEvaluator:
+    """Batched evaluation of an exported model with ONNX Runtime.
+
+    Build it with :func:`load_exported`.
+
+    Attributes:
+        metadata: the sidecar dict (game, network, extra...).
+        game_name, game_version, observation_shape, num_actions: from the sidecar.
+        num_calls, num_positions, num_degenerate_priors: counters, as ``TorchEvaluator``.
+    """
+
+    def __init__(self, session, metadata: dict) -> None:
+        self.session = session
+        self.metadata = metadata
+        self.game_name = str(metadata["game"]["name"])
+        self.game_version = int(metadata["game"]["version"])
+        self.observation_shape, self.num_actions = check_sizes(
+            tuple(metadata["observation_shape"]), int(metadata["num_actions"])
+        )
+        self.num_calls = 0
+        self.num_positions = 0
+        self.num_degenerate_priors = 0
+
+    def forward(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Raw network outputs: ``([B, A]`` float32 unmasked logits, ``[B]`` float32 values``)``.
+
+        Raises:
+            ValueError: if ``observations`` is not ``[B, C, H, W]`` with the model's ``(C, H, W)``.
+        """
+        mask = np.ones((getattr(observations, "shape", (0,))[0], self.num_actions), dtype=bool)
+        observations, _ = check_evaluate_inputs(observations, mask, self.observation_shape, self.num_actions)
+        logits, values = self.session.run(list(OUTPUT_NAMES), {INPUT_NAME: observations})
+        return logits.astype(np.float32, copy=False), values.reshape(-1).astype(np.float32, copy=False)
+
+    def evaluate(self, observations: np.ndarray, legal_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Masked priors and values, as ``TorchEvaluator.evaluate``.
+
+        Args:
+            observations: ``[B, C, H, W]`` float32, from the view of the player to move.
+            legal_mask: ``[B, A]`` bool, True = legal.
+
+        Returns:
+            ``(priors [B, A] float32`` exactly 0 on illegal actions and summing to 1 over legal ones,
+            ``values [B] float32`` in ``[-1, 1]`` for the player to move``)``.
+
+        Raises:
+            ValueError: for inputs of the wrong type, shape or dtype (expected vs actual).
+        """
+        observations, legal_mask = check_evaluate_inputs(
+            observations, legal_mask, self.observation_shape, self.num_actions
+        )
+        if observations.shape[0] == 0:
+            return np.zeros((0, self.num_actions), np.float32), np.zeros(0, np.float32)
+        logits, values = self.forward(observations)
+        self.num_degenerate_priors += count_degenerate_priors_numpy(logits, legal_mask)
+        self.num_calls += 1
+        self.num_positions += observations.shape[0]
+        return masked_softmax_numpy(logits, legal_mask), np.clip(values, -1.0, 1.0)
+
+    __call__ = evaluate
+
+
+def load_exported(
+    path: str | os.PathLike, expected_game=None, providers: list[str] | None = None, num_threads: int | None = None
+) -> OnnxEvaluator:
+    """Open an exported model with ONNX Runtime.
+
+    Args:
+        path: the export folder (or its ``model.json``/``model.onnx``).
+        expected_game: ``None``, a game id ``str``, or a game object (name, version, observation
+            shape and action count are checked where present).
+        providers: ONNX Runtime execution providers; default CUDA when onnxruntime offers it, then CPU.
+        num_threads: intra-op threads (``None``: ONNX Runtime's default).
+
+    Returns:
+        An :class:`OnnxEvaluator`.
+
+    Raises:
+        FileNotFoundError: if the folder, ``model.json`` or ``model.onnx`` is missing.
+        ValueError: if the sidecar is malformed, ``model.onnx`` does not match the SHA-256 recorded
+            in the sidecar (a half-replaced export), ONNX Runtime cannot read it, its inputs or
+            outputs are not the export's, or it is for another game (named in the message).
+    """
+    import onnxruntime
+
+    folder = _export_folder(path)
+    sidecar = read_sidecar(folder)
+    onnx_path = folder / sidecar["files"].get("onnx", ONNX_FILE)
+    if not onnx_path.is_file():
+        raise FileNotFoundError(f"{folder}: no {onnx_path.name}; expected a folder written by export-model")
+    expected_hash = sidecar.get("sha256", {}).get(onnx_path.name)
+    if expected_hash is not None and sha256_file(onnx_path) != expected_hash:
+        raise ValueError(f"{onnx_path}: SHA-256 differs from the one in {SIDECAR_FILE}; re-export the model")
+
+    name = sidecar["game"].get("name")
+    if expected_game is not None:
+        want_name = expected_game if isinstance(expected_game, str) else getattr(expected_game, "name", None)
+        if want_name is not None and name != want_name:
+            raise ValueError(f"{folder}: exported model is for game {name!r}, expected {want_name!r}")
+        if not isinstance(expected_game, str):
+            for key in ("version", "observation_shape", "num_actions"):
+                want = getattr(expected_game, key, None)
+                have = sidecar["game"].get("version") if key == "version" else sidecar.get(key)
+                if want is not None and have is not None and list(np.atleast_1d(have)) != list(np.atleast_1d(want)):
+                    raise ValueError(f"{folder}: exported model has {key} {have!r}, expected {want!r}")
+
+    options = onnxruntime.SessionOptions()
+    if num_threads is not None:
+        options.intra_op_num_threads = int(num_threads)
+    if providers is None:
+        available = onnxruntime.get_available_providers()
+        providers = [p for p in ("CUDAExecutionProvider", "CPUExecutionProvider") if p in available]
+    try:
+        session = onnxruntime.InferenceSession(str(onnx_path), sess_options=options, providers=providers)
+    except Exception as error:  # onnxruntime raises its own exception types for bad files
+        raise ValueError(f"{onnx_path}: ONNX Runtime cannot load it ({type(error).__name__}: {error})") from error
+    inputs = [i.name for i in session.get_inputs()]
+    outputs = [o.name for o in session.get_outputs()]
+    if inputs != [INPUT_NAME] or outputs != list(OUTPUT_NAMES):
+        raise ValueError(
+            f"{onnx_path}: expected input {[INPUT_NAME]} and outputs {list(OUTPUT_NAMES)}, got {inputs} and {outputs}"
+        )
+    return OnnxEvaluator(session, sidecar)
