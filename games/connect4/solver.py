@@ -1,0 +1,542 @@
+"""Exact Connect Four solver: negamax alpha-beta on bitboards, compiled with Numba.
+
+The algorithm follows Pascal Pons, "Solving Connect 4: how to build a perfect AI"
+(blog.gamesolver.org, 2017), parts 3-12: negamax with alpha-beta pruning, centre-first move
+ordering, bitboards, a transposition table holding lower and upper bounds, iterative null-window
+search that narrows on the score, early detection of forced losses ("non-losing moves"), ordering
+by the number of winning cells (threats) a move creates, and an opening book. It adds one thing
+Pons' solver does not do in its search: a position and its mirror image share one
+transposition-table entry (the key is the smaller of the two keys). The game was first solved by
+Allis (1988, "A knowledge-based approach of Connect-Four", Vrije Universiteit) and Allen (1988).
+
+Board encoding (7 columns x 6 rows, bit ``col * 7 + row``, row 0 at the bottom; each column
+has one spare bit on top so that shifts never wrap into the next column):
+
+* ``mask``: ``int64`` bitboard of all stones.
+* ``position``: ``int64`` bitboard of the stones of the side to move.
+* ``key = position + mask``: unique per position (the spare bit above each column's top stone
+  marks its height), below ``2**49``.
+
+Score convention (Pons, and ``../shared/data/connect4/README.md``): for the side to move under
+perfect play, ``0`` is a draw, ``22 - s`` a win where ``s`` is the number of stones the winner
+has placed at the end, ``-(22 - s)`` a loss to an opponent who wins with its ``s``-th stone.
+So an immediate win at ply ``p`` scores ``(43 - p) // 2`` and scores lie in ``[-18, 18]``.
+
+Move strings are the 1-based column digits played from the empty board, e.g. ``"4453"``.
+
+Public API: :func:`solve`, :func:`analyze` (module-level, sharing one lazily created
+:class:`Solver`), :class:`Solver` (keeps its transposition table between calls and counts
+nodes), :func:`parse_moves`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from numba import njit
+
+WIDTH = 7
+HEIGHT = 6
+#: Bits per column: ``HEIGHT`` cells plus one spare bit.
+COLUMN_BITS = HEIGHT + 1
+NUM_CELLS = WIDTH * HEIGHT
+#: Lowest and highest score of any position (lose or win with the 4th stone).
+MIN_SCORE = -(NUM_CELLS // 2) + 3
+MAX_SCORE = (NUM_CELLS + 1) // 2 - 3
+
+BOTTOM_MASK = sum(1 << (col * COLUMN_BITS) for col in range(WIDTH))
+BOARD_MASK = BOTTOM_MASK * ((1 << HEIGHT) - 1)
+#: Columns (0-based) from the centre outwards; ties in move ordering follow this order.
+COLUMN_ORDER = np.array([3, 2, 4, 1, 5, 0, 6], dtype=np.int64)
+_COLUMN_MASKS = np.array([((1 << HEIGHT) - 1) << (col * COLUMN_BITS) for col in range(WIDTH)], dtype=np.int64)
+_TOP_MASKS = np.array([1 << (HEIGHT - 1 + col * COLUMN_BITS) for col in range(WIDTH)], dtype=np.int64)
+
+#: Default transposition-table size: the prime ``2**23 + 9`` (Pons' choice). A prime size lets the
+#: table store only the low 32 bits of each 49-bit key and still tell keys apart (Chinese
+#: remainder theorem: ``key % size`` and ``key % 2**32`` together determine ``key < size * 2**32``).
+DEFAULT_TT_SIZE = (1 << 23) + 9
+
+# Transposition-table value encoding (0 = empty slot): an upper bound ``u`` is stored as
+# ``u - MIN_SCORE + 1`` (1..37), a lower bound ``l`` as ``l + MAX_SCORE - 2 * MIN_SCORE + 2`` (38..74).
+_UPPER_OFFSET = -MIN_SCORE + 1
+_LOWER_OFFSET = MAX_SCORE - 2 * MIN_SCORE + 2
+_LOWER_THRESHOLD = MAX_SCORE - MIN_SCORE + 1
+
+_MAX_PLIES = NUM_CELLS + 1
+
+
+# --------------------------------------------------------------------------- bitboard kernels
+@njit(cache=True, inline="always")
+def _winning_cells(position, mask):
+    """Empty cells (bitboard) where ``position``'s owner would complete four in a row."""
+    # vertical: three stones directly below
+    r = (position << 1) & (position << 2) & (position << 3)
+    # horizontal (shift 7), diagonal / (shift 8) and diagonal \ (shift 6)
+    for s in (COLUMN_BITS, COLUMN_BITS + 1, COLUMN_BITS - 1):
+        p = (position << s) & (position << (2 * s))
+        r |= p & (position << (3 * s))
+        r |= p & (position >> s)
+        p = (position >> s) & (position >> (2 * s))
+        r |= p & (position << s)
+        r |= p & (position >> (3 * s))
+    return r & (BOARD_MASK ^ mask)
+
+
+@njit(cache=True, inline="always")
+def _popcount(x):
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _div2(x):
+    """Integer division by 2 rounding toward zero (C semantics, as in Pons' code)."""
+    if x >= 0:
+        return x // 2
+    return -((-x) // 2)
+
+
+@njit(cache=True, inline="always")
+def _mirror_key(key):
+    m = 0
+    for col in range(WIDTH):
+        m |= ((key >> (col * COLUMN_BITS)) & 0x7F) << ((WIDTH - 1 - col) * COLUMN_BITS)
+    return m
+
+
+@njit(cache=True, inline="always")
+def _canonical_key(position, mask, use_mirror):
+    key = position + mask
+    if use_mirror:
+        m = _mirror_key(key)
+        if m < key:
+            return m
+    return key
+
+
+@njit(cache=True, inline="always")
+def _can_win_next(position, mask):
+    return (_winning_cells(position, mask) & ((mask + BOTTOM_MASK) & BOARD_MASK)) != 0
+
+
+@njit(cache=True, inline="always")
+def _tt_get(tt_keys, tt_values, key):
+    i = key % tt_keys.shape[0]
+    if tt_keys[i] == (key & 0xFFFFFFFF):
+        return np.int64(tt_values[i])
+    return np.int64(0)
+
+
+@njit(cache=True, inline="always")
+def _tt_put(tt_keys, tt_values, key, value):
+    i = key % tt_keys.shape[0]
+    tt_keys[i] = key & 0xFFFFFFFF
+    tt_values[i] = value
+
+
+@njit(cache=True, inline="always")
+def _book_get(book_keys, book_values, key):
+    n = book_keys.shape[0]
+    if n == 0:
+        return np.int64(0)
+    i = np.searchsorted(book_keys, key)
+    if i < n and book_keys[i] == key:
+        return np.int64(book_values[i])
+    return np.int64(0)
+
+
+@njit(cache=True)
+def _negamax(position, mask, num_moves, alpha, beta, tt_keys, tt_values, book_keys, book_values,
+             book_depth, use_mirror, stack, move_stack, counters):
+    """Fail-soft negamax with alpha-beta over an explicit stack (Pons parts 3-12).
+
+    Precondition: ``alpha < beta`` and the side to move cannot win with its next move.
+    ``stack``: `[43, 8]` int64 scratch (one row per depth); ``move_stack``: `[43, 7]` int64 scratch.
+    ``counters[0]`` is incremented once per node visited. Returns the score, exact if it lies
+    strictly inside ``(alpha, beta)``, else a bound on the same side of the window.
+    """
+    # stack columns: 0 position, 1 mask, 2 alpha, 3 beta, 4 key, 5 number of moves, 6 next index
+    depth = 0
+    stack[0, 0] = position
+    stack[0, 1] = mask
+    stack[0, 2] = alpha
+    stack[0, 3] = beta
+    nodes = counters[0]
+    while True:
+        # ---- enter the node at ``depth``
+        nodes += 1
+        pos = stack[depth, 0]
+        msk = stack[depth, 1]
+        a = stack[depth, 2]
+        b = stack[depth, 3]
+        ply = num_moves + depth
+        ret = np.int64(0)
+        returned = True
+        possible = (msk + BOTTOM_MASK) & BOARD_MASK
+        opponent_win = _winning_cells(pos ^ msk, msk)
+        forced = possible & opponent_win
+        if forced != 0:
+            if forced & (forced - 1):
+                possible = 0  # two threats to block: lost
+            else:
+                possible = forced
+        possible &= ~(opponent_win >> 1)  # never play below an opponent's winning cell
+        if possible == 0:
+            ret = -((NUM_CELLS - ply) // 2)  # the opponent wins next move
+        elif ply >= NUM_CELLS - 2:
+            ret = 0  # neither side can win any more
+        else:
+            returned = False
+            lo = -((NUM_CELLS - 2 - ply) // 2)  # the opponent cannot win next move
+            if a < lo:
+                a = lo
+                if a >= b:
+                    ret = a
+                    returned = True
+            if not returned:
+                key = _canonical_key(pos, msk, use_mirror)
+                val = _tt_get(tt_keys, tt_values, key)
+                if val != 0:
+                    if val > _LOWER_THRESHOLD:
+                        lo = val - _LOWER_OFFSET
+                        if a < lo:
+                            a = lo
+                            if a >= b:
+                                ret = a
+                                returned = True
+                    else:
+                        hi = val - _UPPER_OFFSET
+                        if b > hi:
+                            b = hi
+                            if a >= b:
+                                ret = b
+                                returned = True
+                if not returned and ply <= book_depth:
+                    val = _book_get(book_keys, book_values, key)
+                    if val != 0:
+                        ret = val + MIN_SCORE - 1
+                        returned = True
+                if not returned:
+                    # order moves by the number of winning cells they create; ties centre first.
+                    # Insertion sort, ascending; moves are taken from the end.
+                    n = 0
+                    for i in range(WIDTH - 1, -1, -1):
+                        mv = possible & _COLUMN_MASKS[COLUMN_ORDER[i]]
+                        if mv != 0:
+                            score = _popcount(_winning_cells(pos | mv, msk))
+                            j = n
+                            while j > 0 and (move_stack[depth, j - 1] >> 56) > score:
+                                move_stack[depth, j] = move_stack[depth, j - 1]
+                                j -= 1
+                            move_stack[depth, j] = mv | (score << 56)
+                            n += 1
+                    stack[depth, 2] = a
+                    stack[depth, 3] = b
+                    stack[depth, 4] = key
+                    stack[depth, 5] = n
+                    stack[depth, 6] = n - 1
+                    mv = move_stack[depth, n - 1] & BOARD_MASK
+                    stack[depth + 1, 0] = pos ^ msk
+                    stack[depth + 1, 1] = msk | mv
+                    stack[depth + 1, 2] = -b
+                    stack[depth + 1, 3] = -a
+                    depth += 1
+                    continue
+        # ---- unwind: ``ret`` is the value of the node at ``depth``
+        while True:
+            if depth == 0:
+                counters[0] = nodes
+                return ret
+            depth -= 1
+            score = -ret
+            if score >= stack[depth, 3]:
+                v = min(max(score, MIN_SCORE), MAX_SCORE)
+                _tt_put(tt_keys, tt_values, stack[depth, 4], v + _LOWER_OFFSET)
+                ret = score
+                continue
+            if score > stack[depth, 2]:
+                stack[depth, 2] = score
+            i = stack[depth, 6] - 1
+            if i >= 0:
+                stack[depth, 6] = i
+                mv = move_stack[depth, i] & BOARD_MASK
+                pos = stack[depth, 0]
+                msk = stack[depth, 1]
+                stack[depth + 1, 0] = pos ^ msk
+                stack[depth + 1, 1] = msk | mv
+                stack[depth + 1, 2] = -stack[depth, 3]
+                stack[depth + 1, 3] = -stack[depth, 2]
+                depth += 1
+                break
+            a = stack[depth, 2]
+            v = min(max(a, MIN_SCORE), MAX_SCORE)
+            _tt_put(tt_keys, tt_values, stack[depth, 4], v + _UPPER_OFFSET)
+            ret = a
+
+
+@njit(cache=True)
+def _solve(position, mask, num_moves, tt_keys, tt_values, book_keys, book_values, book_depth,
+           use_mirror, stack, move_stack, counters):
+    """Exact score of a position that is not finished (iterative null-window narrowing, Pons part 7)."""
+    if _can_win_next(position, mask):
+        return (NUM_CELLS + 1 - num_moves) // 2
+    lo = -((NUM_CELLS - num_moves) // 2)
+    hi = (NUM_CELLS + 1 - num_moves) // 2
+    while lo < hi:
+        med = lo + (hi - lo) // 2
+        if med <= 0 and _div2(lo) < med:
+            med = _div2(lo)
+        elif med >= 0 and _div2(hi) > med:
+            med = _div2(hi)
+        r = _negamax(position, mask, num_moves, med, med + 1, tt_keys, tt_values, book_keys,
+                     book_values, book_depth, use_mirror, stack, move_stack, counters)
+        if r <= med:
+            hi = r
+        else:
+            lo = r
+    return lo
+
+
+@njit(cache=True)
+def _solve_many(positions, masks, num_moves, tt_keys, tt_values, book_keys, book_values, book_depth,
+                use_mirror, scores, nodes):
+    """Solve ``positions[i], masks[i], num_moves[i]`` into ``scores[i]`` and ``nodes[i]`` (all `[N]` int64)."""
+    stack = np.zeros((_MAX_PLIES, 8), dtype=np.int64)
+    move_stack = np.zeros((_MAX_PLIES, WIDTH), dtype=np.int64)
+    counters = np.zeros(1, dtype=np.int64)
+    for i in range(positions.shape[0]):
+        counters[0] = 0
+        scores[i] = _solve(positions[i], masks[i], num_moves[i], tt_keys, tt_values, book_keys,
+                           book_values, book_depth, use_mirror, stack, move_stack, counters)
+        nodes[i] = counters[0]
+
+
+@njit(cache=True)
+def _analyze(position, mask, num_moves, tt_keys, tt_values, book_keys, book_values, book_depth,
+             use_mirror, scores, nodes):
+    """Score of every column into ``scores`` (`[7]` int64; ``NO_SCORE`` for a full column)."""
+    stack = np.zeros((_MAX_PLIES, 8), dtype=np.int64)
+    move_stack = np.zeros((_MAX_PLIES, WIDTH), dtype=np.int64)
+    counters = np.zeros(1, dtype=np.int64)
+    wins = _winning_cells(position, mask)
+    for col in range(WIDTH):
+        if mask & _TOP_MASKS[col]:
+            scores[col] = NO_SCORE
+            continue
+        move = (mask + BOTTOM_MASK) & _COLUMN_MASKS[col]
+        if move & wins:
+            scores[col] = (NUM_CELLS + 1 - num_moves) // 2
+            continue
+        scores[col] = -_solve(position ^ mask, mask | move, num_moves + 1, tt_keys, tt_values, book_keys,
+                              book_values, book_depth, use_mirror, stack, move_stack, counters)
+    nodes[0] = counters[0]
+
+
+#: Sentinel score for a full column in the arrays returned by the compiled analyser.
+NO_SCORE = -128
+
+
+# --------------------------------------------------------------------------- parsing
+@dataclass(frozen=True)
+class Position:
+    """A parsed position.
+
+    Attributes:
+        position: ``int`` bitboard of the side to move's stones (bit ``col * 7 + row``).
+        mask: ``int`` bitboard of all stones.
+        num_moves: plies played (0..42).
+    """
+
+    position: int
+    mask: int
+    num_moves: int
+
+    @property
+    def key(self) -> int:
+        """``position + mask``, unique per position, below ``2**49``."""
+        return self.position + self.mask
+
+
+def _has_four(bitboard: int) -> bool:
+    for s in (1, COLUMN_BITS, COLUMN_BITS - 1, COLUMN_BITS + 1):
+        m = bitboard & (bitboard >> s)
+        if m & (m >> (2 * s)):
+            return True
+    return False
+
+
+def parse_moves(moves: str, allow_empty: bool = False) -> Position:
+    """Play ``moves`` (1-based column digits) from the empty board.
+
+    Args:
+        moves: e.g. ``"4453"``.
+        allow_empty: accept ``""`` as the empty board.
+
+    Returns:
+        The :class:`Position` reached.
+
+    Raises:
+        ValueError: ``moves`` is empty (unless ``allow_empty``), holds a character other than
+            ``1``-``7``, plays into a full column, or a move comes after (or makes) four in a row;
+            the message names the 1-based move index and the character.
+    """
+    if not isinstance(moves, str):
+        raise ValueError(f"moves must be a str of column digits 1-7, got {type(moves).__name__}")
+    if not moves and not allow_empty:
+        raise ValueError("empty position: expected column digits 1-7")
+    position = 0
+    mask = 0
+    for i, ch in enumerate(moves):
+        if ch not in "1234567":
+            raise ValueError(f"move {i + 1}: character {ch!r} is not a column 1-7")
+        col = ord(ch) - ord("1")
+        if mask & (1 << (HEIGHT - 1 + col * COLUMN_BITS)):
+            raise ValueError(f"move {i + 1}: column {ch} is already full")
+        move = (mask + (1 << (col * COLUMN_BITS))) & (((1 << HEIGHT) - 1) << (col * COLUMN_BITS))
+        if _has_four(position | move):
+            raise ValueError(f"move {i + 1}: column {ch} makes four in a row, so the position is already won")
+        position ^= mask
+        mask |= move
+    return Position(position, mask, len(moves))
+
+
+# --------------------------------------------------------------------------- public API
+class Solver:
+    """Exact Connect Four solver with a persistent transposition table.
+
+    Args:
+        tt_size: number of transposition-table entries; an odd number above ``2**17`` (for the
+            32-bit partial keys to be exact). Memory is 5 bytes per entry (default ~42 MB).
+        use_book: look positions up in the shipped opening book (``games/connect4/book``).
+        use_mirror: share transposition-table entries between a position and its mirror image.
+
+    Attributes:
+        node_count: nodes searched by the last :meth:`solve` / :meth:`analyze` call.
+        book_depth: deepest ply stored in the book in use (-1 without a book).
+
+    Raises:
+        ValueError: for an invalid ``tt_size``.
+    """
+
+    def __init__(self, tt_size: int = DEFAULT_TT_SIZE, use_book: bool = True, use_mirror: bool = True):
+        if not isinstance(tt_size, (int, np.integer)) or tt_size <= (1 << 17) or tt_size % 2 == 0:
+            raise ValueError(f"tt_size must be an odd int above 2**17 = 131072, got {tt_size!r}")
+        self.tt_keys = np.zeros(int(tt_size), dtype=np.uint32)
+        self.tt_values = np.zeros(int(tt_size), dtype=np.uint8)
+        self.reset()  # touch every page now, not during the first search
+        self.use_mirror = bool(use_mirror)
+        if use_book:
+            from games.connect4.book import load_book
+
+            self.book_keys, self.book_values, self.book_depth = load_book()
+        else:
+            self.book_keys = np.zeros(0, dtype=np.int64)
+            self.book_values = np.zeros(0, dtype=np.int8)
+            self.book_depth = -1
+        self.node_count = 0
+
+    def reset(self) -> None:
+        """Empty the transposition table."""
+        self.tt_keys[:] = 0
+        self.tt_values[:] = 0
+
+    def _args(self):
+        return (self.tt_keys, self.tt_values, self.book_keys, self.book_values, self.book_depth, self.use_mirror)
+
+    def solve(self, moves: str, allow_empty: bool = False) -> int:
+        """Exact score of ``moves`` for the side to move (positive: it wins; see module doc).
+
+        A full board (42 moves, no four in a row) scores 0.
+
+        Raises:
+            ValueError: as :func:`parse_moves`.
+        """
+        p = parse_moves(moves, allow_empty)
+        scores, nodes = self.solve_parsed([p])
+        self.node_count = int(nodes[0])
+        return int(scores[0])
+
+    def solve_parsed(self, positions: Sequence[Position]) -> tuple[np.ndarray, np.ndarray]:
+        """Solve many parsed positions in one compiled call.
+
+        Returns:
+            ``(scores, nodes)``: two `[N]` int64 arrays, the exact score and nodes searched per position.
+        """
+        n = len(positions)
+        pos = np.array([p.position for p in positions], dtype=np.int64).reshape(n)
+        msk = np.array([p.mask for p in positions], dtype=np.int64).reshape(n)
+        num = np.array([p.num_moves for p in positions], dtype=np.int64).reshape(n)
+        scores = np.zeros(n, dtype=np.int64)
+        nodes = np.zeros(n, dtype=np.int64)
+        _solve_many(pos, msk, num, *self._args(), scores, nodes)
+        self.node_count = int(nodes[-1]) if n else 0
+        return scores, nodes
+
+    def solve_many(self, moves_list: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Solve many move strings in one compiled call (parsing first).
+
+        Returns:
+            ``(scores, nodes)``: `[N]` int64 arrays.
+
+        Raises:
+            ValueError: as :func:`parse_moves`, for the first bad string (named by index).
+        """
+        parsed = []
+        for i, m in enumerate(moves_list):
+            try:
+                parsed.append(parse_moves(m))
+            except ValueError as e:
+                raise ValueError(f"position {i}: {e}") from None
+        return self.solve_parsed(parsed)
+
+    def analyze(self, moves: str, allow_empty: bool = False) -> list[int | None]:
+        """Exact score of each of the 7 columns (1-7 in order) for the side to move.
+
+        Each entry is the score of the position after playing that column, from the view of the
+        side to move now (so ``max`` of the list is :meth:`solve`); ``None`` for a full column.
+
+        Raises:
+            ValueError: as :func:`parse_moves`.
+        """
+        p = parse_moves(moves, allow_empty)
+        scores = np.zeros(WIDTH, dtype=np.int64)
+        nodes = np.zeros(1, dtype=np.int64)
+        _analyze(p.position, p.mask, p.num_moves, *self._args(), scores, nodes)
+        self.node_count = int(nodes[0])
+        return [None if s == NO_SCORE else int(s) for s in scores]
+
+
+_DEFAULT_SOLVER: Solver | None = None
+
+
+def default_solver() -> Solver:
+    """The module's shared :class:`Solver` (created on first use, with the opening book)."""
+    global _DEFAULT_SOLVER
+    if _DEFAULT_SOLVER is None:
+        _DEFAULT_SOLVER = Solver()
+    return _DEFAULT_SOLVER
+
+
+def solve(moves: str, allow_empty: bool = False) -> int:
+    """Exact score of the position ``moves`` for the side to move (Pons' convention).
+
+    Example: ``solve("4455") == 18``.
+
+    Raises:
+        ValueError: as :func:`parse_moves`.
+    """
+    return default_solver().solve(moves, allow_empty)
+
+
+def analyze(moves: str, allow_empty: bool = False) -> list[int | None]:
+    """Scores of the 7 moves of ``moves`` (``None`` for a full column); see :meth:`Solver.analyze`.
+
+    Raises:
+        ValueError: as :func:`parse_moves`.
+    """
+    return default_solver().analyze(moves, allow_empty)
