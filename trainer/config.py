@@ -1,0 +1,254 @@
+"""Typed configuration of a training run: the schema behind ``configs/*.yaml``.
+
+Every YAML file is checked against these dataclasses through Hydra's ConfigStore, so a misspelt
+key or a wrong type fails at start-up (CASES M3). ``to_train_config`` converts the composed
+``DictConfig`` once, at the entry point, into plain frozen dataclasses; nothing downstream (Ray
+actors included) ever sees a ``DictConfig`` or an unresolved ``${...}`` (CASES M1, M2).
+``validate`` then checks values (ranges, names) before Ray starts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import List, Optional
+
+import games
+from networks.config import NetworkConfig
+
+
+@dataclass
+class GameSchema:
+    name: str = "connect4"
+
+
+@dataclass
+class NetworkSchema:
+    """See ``networks.config.NetworkConfig``."""
+
+    kind: str = "resnet"
+    num_blocks: int = 4
+    channels: int = 32
+    policy_channels: int = 2
+    value_channels: int = 1
+    value_hidden: int = 64
+    mlp_hidden: List[int] = field(default_factory=lambda: [128, 128])
+
+
+@dataclass
+class MCTSSchema:
+    """See ``mcts.PUCTConfig``: PUCT constants (Silver et al. 2018, supplementary pseudocode)."""
+
+    num_simulations: int = 64
+    c_puct: float = 1.25
+    c_base: Optional[float] = None
+    c_init: float = 1.25
+    fpu_value: float = 0.0
+    dirichlet_alpha: float = 1.0
+    dirichlet_epsilon: float = 0.25
+
+
+@dataclass
+class SelfPlaySchema:
+    num_actors: int = 2
+    games_per_actor: int = 64  # K games searched at once by one actor (the network batch)
+    moves_per_call: int = 8  # plies played per actor task before results go back (weights are pulled between tasks)
+    temperature: float = 1.0
+    temperature_plies: int = 8  # plies played at `temperature`; greedy afterwards
+    num_cpus_per_actor: float = 1.0
+    num_gpus_per_actor: float = 0.0  # set e.g. 0.1 on a GPU box to share the GPU between actors
+    device: str = "auto"  # network device of the actors: auto | cpu | cuda
+    torch_threads: int = 1
+
+
+@dataclass
+class TrainerSchema:
+    batch_size: int = 256
+    optimizer: str = "adamw"  # adamw | sgd
+    learning_rate: float = 2e-3
+    momentum: float = 0.9
+    weight_decay: float = 1e-4
+    lr_schedule: str = "constant"  # constant | cosine
+    lr_schedule_samples: Optional[int] = None  # samples over which the cosine schedule decays
+    grad_clip: float = 5.0
+    replay_capacity: int = 200_000  # positions kept in the sliding window
+    min_replay_positions: int = 2_000  # positions before the first optimiser step
+    replay_ratio: float = 4.0  # at most this many training samples per new self-play position
+    batches_per_fetch: int = 4
+    checkpoint_every_steps: int = 500
+    keep_checkpoints: int = 3
+    publish_every_steps: int = 100  # new weights to self-play (gating off) or to the arena (gating on)
+    device: str = "auto"
+    torch_threads: int = 1
+
+
+@dataclass
+class ArenaSchema:
+    gating: bool = True
+    gate_every_steps: int = 500
+    num_games: int = 40
+    threshold: float = 0.55  # promote when score >= threshold (draws count half)
+    num_simulations: int = 64
+    opening_random_plies: int = 2  # seeded random plies at the start of each arena game
+    num_cpus: float = 1.0
+
+
+@dataclass
+class RaySchema:
+    address: Optional[str] = None  # None: start a local Ray; "auto" or "host:port": join a cluster
+    num_cpus: Optional[int] = None  # local Ray only
+    num_gpus: Optional[int] = None  # local Ray only
+    include_dashboard: bool = False
+    object_store_memory: Optional[int] = None  # bytes, local Ray only
+
+
+@dataclass
+class RunSchema:
+    max_steps: Optional[int] = None  # optimiser steps
+    max_minutes: Optional[float] = 60.0  # wall clock
+    seed: int = 0
+    status_every_seconds: float = 2.0
+    live_status: bool = True  # rich live panel; off in tests and when stdout is not a terminal
+    sample_games_every: int = 200  # write one game's move string to games/ every N games
+
+
+@dataclass
+class TrainSchema:
+    game: GameSchema = field(default_factory=GameSchema)
+    network: NetworkSchema = field(default_factory=NetworkSchema)
+    mcts: MCTSSchema = field(default_factory=MCTSSchema)
+    selfplay: SelfPlaySchema = field(default_factory=SelfPlaySchema)
+    trainer: TrainerSchema = field(default_factory=TrainerSchema)
+    arena: ArenaSchema = field(default_factory=ArenaSchema)
+    ray: RaySchema = field(default_factory=RaySchema)
+    run: RunSchema = field(default_factory=RunSchema)
+    resume: Optional[str] = None  # a run directory to continue
+
+
+def register_configs() -> None:
+    """Store the schema in Hydra's ConfigStore as ``train_schema`` (``configs/train.yaml`` uses it)."""
+    from hydra.core.config_store import ConfigStore
+
+    ConfigStore.instance().store(name="train_schema", node=TrainSchema)
+
+
+def to_train_config(cfg) -> TrainSchema:
+    """Convert a composed ``DictConfig`` to plain dataclasses (interpolations resolved)."""
+    from omegaconf import OmegaConf
+
+    obj = OmegaConf.to_object(cfg)
+    if not isinstance(obj, TrainSchema):
+        raise ValueError(f"expected a config composed from train_schema, got {type(obj).__name__}")
+    return obj
+
+
+def to_dict(config: TrainSchema) -> dict:
+    """Plain nested dict of a config (for checkpoints, TensorBoard and Ray)."""
+    return asdict(config)
+
+
+def from_dict(data: dict) -> TrainSchema:
+    """Inverse of ``to_dict``; unknown keys raise ValueError naming them."""
+
+    def build(cls, values):
+        known = {f for f in cls.__dataclass_fields__}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"{cls.__name__}: unknown key(s) {unknown}; accepted {sorted(known)}")
+        return cls(**values)
+
+    parts = {}
+    for name, f in TrainSchema.__dataclass_fields__.items():
+        if name == "resume":
+            continue
+        parts[name] = build(f.default_factory().__class__, data.get(name, {}))
+    return TrainSchema(**parts, resume=data.get("resume"))
+
+
+def network_config(config: TrainSchema) -> NetworkConfig:
+    net = config.network
+    return NetworkConfig(
+        kind=net.kind,
+        num_blocks=net.num_blocks,
+        channels=net.channels,
+        policy_channels=net.policy_channels,
+        value_channels=net.value_channels,
+        value_hidden=net.value_hidden,
+        mlp_hidden=tuple(net.mlp_hidden),
+    )
+
+
+def _positive(errors: list, key: str, value, allow_zero: bool = False) -> None:
+    if value is None:
+        return
+    if value < 0 or (value == 0 and not allow_zero):
+        expected = ">= 0" if allow_zero else "> 0"
+        errors.append(f"{key}: expected {expected}, got {value}")
+
+
+def validate(config: TrainSchema) -> None:
+    """Check values before anything starts.
+
+    Raises:
+        ValueError: listing every invalid key with its accepted values.
+    """
+    errors: list[str] = []
+    if config.game.name not in games.names():
+        errors.append(f"game.name: expected one of {games.names()}, got {config.game.name!r}")
+    try:
+        network_config(config)
+    except ValueError as exc:
+        errors.append(f"network: {exc}")
+    _positive(errors, "mcts.num_simulations", config.mcts.num_simulations)
+    _positive(errors, "mcts.c_puct", config.mcts.c_puct)
+    _positive(errors, "mcts.dirichlet_alpha", config.mcts.dirichlet_alpha)
+    if not 0.0 <= config.mcts.dirichlet_epsilon <= 1.0:
+        errors.append(f"mcts.dirichlet_epsilon: expected in [0, 1], got {config.mcts.dirichlet_epsilon}")
+    if not -1.0 <= config.mcts.fpu_value <= 1.0:
+        errors.append(f"mcts.fpu_value: expected in [-1, 1], got {config.mcts.fpu_value}")
+    sp = config.selfplay
+    for key in ("num_actors", "games_per_actor", "moves_per_call"):
+        _positive(errors, f"selfplay.{key}", getattr(sp, key))
+    _positive(errors, "selfplay.temperature", sp.temperature, allow_zero=True)
+    _positive(errors, "selfplay.temperature_plies", sp.temperature_plies, allow_zero=True)
+    _positive(errors, "selfplay.num_cpus_per_actor", sp.num_cpus_per_actor, allow_zero=True)
+    _positive(errors, "selfplay.num_gpus_per_actor", sp.num_gpus_per_actor, allow_zero=True)
+    for key in ("device",):
+        if getattr(sp, key) not in ("auto", "cpu", "cuda"):
+            errors.append(f"selfplay.device: expected one of ['auto', 'cpu', 'cuda'], got {sp.device!r}")
+    tr = config.trainer
+    for key in (
+        "batch_size", "learning_rate", "replay_capacity", "replay_ratio", "batches_per_fetch",
+        "checkpoint_every_steps", "keep_checkpoints", "publish_every_steps", "grad_clip", "torch_threads",
+    ):
+        _positive(errors, f"trainer.{key}", getattr(tr, key))
+    _positive(errors, "trainer.weight_decay", tr.weight_decay, allow_zero=True)
+    _positive(errors, "trainer.min_replay_positions", tr.min_replay_positions, allow_zero=True)
+    if tr.optimizer not in ("adamw", "sgd"):
+        errors.append(f"trainer.optimizer: expected one of ['adamw', 'sgd'], got {tr.optimizer!r}")
+    if tr.lr_schedule not in ("constant", "cosine"):
+        errors.append(f"trainer.lr_schedule: expected one of ['constant', 'cosine'], got {tr.lr_schedule!r}")
+    if tr.device not in ("auto", "cpu", "cuda"):
+        errors.append(f"trainer.device: expected one of ['auto', 'cpu', 'cuda'], got {tr.device!r}")
+    if tr.batch_size > tr.replay_capacity:
+        errors.append(
+            f"trainer.batch_size: expected <= trainer.replay_capacity ({tr.replay_capacity}), got {tr.batch_size}"
+        )
+    if tr.min_replay_positions > tr.replay_capacity:
+        errors.append(
+            f"trainer.min_replay_positions: expected <= trainer.replay_capacity ({tr.replay_capacity}), "
+            f"got {tr.min_replay_positions}"
+        )
+    ar = config.arena
+    _positive(errors, "arena.gate_every_steps", ar.gate_every_steps)
+    _positive(errors, "arena.num_games", ar.num_games)
+    _positive(errors, "arena.num_simulations", ar.num_simulations)
+    _positive(errors, "arena.opening_random_plies", ar.opening_random_plies, allow_zero=True)
+    if not 0.0 < ar.threshold <= 1.0:
+        errors.append(f"arena.threshold: expected in (0, 1], got {ar.threshold}")
+    _positive(errors, "run.max_steps", config.run.max_steps)
+    _positive(errors, "run.max_minutes", config.run.max_minutes)
+    if config.run.max_steps is None and config.run.max_minutes is None:
+        errors.append("run: set run.max_steps or run.max_minutes (both are null: the run would never end)")
+    _positive(errors, "run.sample_games_every", config.run.sample_games_every)
+    if errors:
+        raise ValueError("invalid configuration:\n  " + "\n  ".join(errors))
