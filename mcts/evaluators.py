@@ -1,0 +1,106 @@
+"""The evaluator seam: one interface for the network, a free evaluator and random rollouts.
+
+An *evaluator* is a callable ``evaluate_fn(inputs, legal_mask) -> (priors, values)``:
+
+* ``inputs`` are observations ``[B', C, H, W]`` float32 (``game.observation``) by default, or the
+  raw game states ``[B', S]`` int64 when the callable has an attribute ``takes_states = True``
+  (use the ``state_evaluator`` decorator). Rollout evaluators need states; networks need
+  observations. The search computes only what the evaluator asks for.
+* ``legal_mask`` is ``[B', A]`` bool, True = legal; every row has a legal action (the search
+  never sends terminal states).
+* ``priors`` is ``[B', A]`` float (probabilities; the search masks and renormalises them, see
+  ``mcts.policy.mask_priors``), ``values`` is ``[B']`` float in ``[-1, 1]`` from the view of the
+  player to move in each state.
+
+This mirrors OpenSpiel's single evaluator interface (``open_spiel/python/algorithms/mcts.py``):
+UCT and AlphaZero share the tree code and differ only in the evaluator and the selection rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from games.base import NO_WINNER, Game
+
+EvaluateFn = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def state_evaluator(fn: EvaluateFn) -> EvaluateFn:
+    """Mark ``fn`` as taking game states ``[B', S]`` int64 instead of observations; returns ``fn``."""
+    fn.takes_states = True
+    return fn
+
+
+def takes_states(evaluate_fn: EvaluateFn) -> bool:
+    """True when ``evaluate_fn`` wants game states rather than observations."""
+    return bool(getattr(evaluate_fn, "takes_states", False))
+
+
+def uniform_evaluator(inputs: np.ndarray, legal_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The "zero net": uniform priors over legal actions and value 0 (``[B', A]`` f32, ``[B']`` f32)."""
+    legal_mask = np.asarray(legal_mask, dtype=bool)
+    priors = legal_mask / np.maximum(legal_mask.sum(axis=1, keepdims=True), 1)
+    return priors.astype(np.float32), np.zeros(legal_mask.shape[0], dtype=np.float32)
+
+
+#: The zero net on states: the same function, without the cost of encoding observations.
+uniform_state_evaluator = state_evaluator(lambda states, legal_mask: uniform_evaluator(states, legal_mask))
+
+
+def random_rollouts(game: Game, states: np.ndarray, rng: np.random.Generator, num_rollouts: int = 1) -> np.ndarray:
+    """Mean result of uniformly random playouts, for the player to move in each state.
+
+    All ``B * num_rollouts`` playouts advance together, one batched ``game.step`` per ply.
+
+    Args:
+        game: the rules.
+        states: ``[B, S]`` int64 states (finished states return their exact result).
+        rng: the generator every move choice comes from.
+        num_rollouts: playouts per state, >= 1.
+
+    Returns:
+        ``[B]`` float32 in ``[-1, 1]``: +1 win, 0 draw, -1 loss for the player to move in ``states``.
+
+    Raises:
+        ValueError: if ``num_rollouts`` < 1 or a playout exceeds ``game.max_game_length`` plies.
+    """
+    if num_rollouts < 1:
+        raise ValueError(f"expected num_rollouts >= 1, got {num_rollouts}")
+    start_player = np.repeat(game.to_play(states).astype(np.int16), num_rollouts)
+    current = np.repeat(states, num_rollouts, axis=0)
+    active = np.flatnonzero(~game.terminal(current))
+    for _ in range(game.max_game_length + 1):
+        if active.size == 0:
+            break
+        rows = current[active]
+        legal = game.legal_mask(rows)
+        keys = np.where(legal, rng.random(legal.shape), -1.0)
+        rows = game.step(rows, np.argmax(keys, axis=1).astype(np.int64))
+        current[active] = rows
+        active = active[~game.terminal(rows)]
+    if active.size:
+        raise ValueError(f"{game.name}: random playout longer than max_game_length={game.max_game_length}")
+    winner = game.winner(current).astype(np.int16)
+    result = np.where(winner == NO_WINNER, 0.0, np.where(winner == start_player, 1.0, -1.0))
+    return result.reshape(-1, num_rollouts).mean(axis=1).astype(np.float32)
+
+
+def random_rollout_evaluator(game: Game, rng: np.random.Generator, num_rollouts: int = 1) -> EvaluateFn:
+    """A state evaluator: uniform priors over legal actions, value = mean of random playouts.
+
+    Usable as the ``evaluate_fn`` of ``run_puct`` (PUCT with rollout values) and used by UCT.
+
+    Raises:
+        ValueError: if ``num_rollouts`` < 1.
+    """
+    if num_rollouts < 1:
+        raise ValueError(f"expected num_rollouts >= 1, got {num_rollouts}")
+
+    @state_evaluator
+    def evaluate(states: np.ndarray, legal_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        priors, _ = uniform_evaluator(states, legal_mask)
+        return priors, random_rollouts(game, states, rng, num_rollouts)
+
+    return evaluate

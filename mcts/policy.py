@@ -1,0 +1,178 @@
+"""Prior masking, root Dirichlet noise and the final move choice by temperature.
+
+All functions are vectorised over a leading batch axis and draw randomness only from the
+``numpy.random.Generator`` passed in.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Temperatures below this choose greedily (most visits, lowest action index on ties).
+GREEDY_TEMPERATURE = 1e-3
+
+
+def mask_priors(priors: np.ndarray, legal_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mask and renormalise priors over legal actions.
+
+    Illegal actions get exactly 0, then each row is divided by its legal mass. A row is
+    *degenerate* when its legal mass is not a positive finite number, or a legal entry is
+    negative or non-finite (e.g. a one-hot prior on an occupied cell, CASES C1); such a row falls
+    back to the uniform distribution over its legal actions. Rows with no legal action (terminal
+    states) come back all zero and are not counted as degenerate.
+
+    Args:
+        priors: ``[B, A]`` float, the evaluator's probabilities (need not be normalised).
+        legal_mask: ``[B, A]`` bool, True = legal.
+
+    Returns:
+        ``(masked [B, A] float32, degenerate [B] bool)``.
+
+    Raises:
+        ValueError: if the shapes differ or are not two-dimensional.
+    """
+    priors = np.asarray(priors)
+    legal_mask = np.asarray(legal_mask, dtype=bool)
+    if priors.ndim != 2 or priors.shape != legal_mask.shape:
+        raise ValueError(
+            f"expected priors and legal_mask of one shape [B, A], got {priors.shape} and {legal_mask.shape}"
+        )
+    p = priors.astype(np.float64)
+    bad_entry = legal_mask & ~(np.isfinite(p) & (p >= 0.0))
+    masked = np.where(legal_mask & ~bad_entry, p, 0.0)
+    total = masked.sum(axis=1)
+    has_legal = legal_mask.any(axis=1)
+    degenerate = has_legal & (bad_entry.any(axis=1) | ~np.isfinite(total) | (total <= 0.0))
+    num_legal = legal_mask.sum(axis=1)
+    uniform = legal_mask / np.maximum(num_legal, 1)[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        normalised = masked / total[:, None]
+    out = np.where(degenerate[:, None], uniform, np.where(has_legal[:, None], normalised, 0.0))
+    out = np.where(legal_mask, out, 0.0)
+    return out.astype(np.float32), degenerate
+
+
+def dirichlet_noise(legal_mask: np.ndarray, alpha: float, rng: np.random.Generator) -> np.ndarray:
+    """One Dirichlet(alpha, ..., alpha) draw per row over that row's legal actions only.
+
+    Drawn as independent Gamma(alpha, 1) variables normalised over the legal actions (the
+    standard construction of the Dirichlet distribution), so rows with different numbers of legal
+    moves are handled in one vectorised call. Illegal actions get exactly 0.
+
+    Args:
+        legal_mask: ``[B, A]`` bool, True = legal; every row needs a legal action.
+        alpha: concentration, > 0 (AlphaZero: 0.3 chess, 0.15 shogi, 0.03 Go; Silver et al. 2018).
+        rng: the generator every draw comes from.
+
+    Returns:
+        ``[B, A]`` float64, each row sums to 1 over its legal actions.
+
+    Raises:
+        ValueError: if ``alpha`` <= 0, the mask is not ``[B, A]``, or a row has no legal action.
+    """
+    legal_mask = np.asarray(legal_mask, dtype=bool)
+    if not alpha > 0:
+        raise ValueError(f"expected dirichlet alpha > 0, got {alpha}")
+    if legal_mask.ndim != 2:
+        raise ValueError(f"expected legal_mask of shape [B, A], got {legal_mask.shape}")
+    if not legal_mask.any(axis=1).all():
+        raise ValueError(f"rows {np.flatnonzero(~legal_mask.any(axis=1)).tolist()} have no legal action")
+    gamma = np.where(legal_mask, rng.standard_gamma(alpha, size=legal_mask.shape), 0.0)
+    total = gamma.sum(axis=1, keepdims=True)
+    # Underflow of every gamma draw (possible only for tiny alpha) falls back to uniform.
+    uniform = legal_mask / legal_mask.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        noise = np.where(total > 0, gamma / total, uniform)
+    return noise
+
+
+def add_dirichlet_noise(
+    priors: np.ndarray, legal_mask: np.ndarray, alpha: float, epsilon: float, rng: np.random.Generator
+) -> np.ndarray:
+    """Root exploration noise: ``(1 - epsilon) * P + epsilon * Dir(alpha)`` over legal actions.
+
+    Source: Silver et al. 2018, supplementary pseudocode ``add_exploration_noise``.
+
+    Args:
+        priors: ``[B, A]`` masked priors (0 on illegal actions).
+        legal_mask: ``[B, A]`` bool.
+        alpha: Dirichlet concentration, > 0.
+        epsilon: mixing weight in ``[0, 1]``.
+        rng: the generator every draw comes from.
+
+    Returns:
+        ``[B, A]`` float32, exactly 0 on illegal actions, rows sum to 1.
+
+    Raises:
+        ValueError: for ``epsilon`` outside ``[0, 1]`` and as ``dirichlet_noise``.
+    """
+    if not 0.0 <= epsilon <= 1.0:
+        raise ValueError(f"expected dirichlet epsilon in [0, 1], got {epsilon}")
+    noise = dirichlet_noise(legal_mask, alpha, rng)
+    mixed = (1.0 - epsilon) * np.asarray(priors, dtype=np.float64) + epsilon * noise
+    return np.where(legal_mask, mixed, 0.0).astype(np.float32)
+
+
+def select_actions(
+    visit_counts: np.ndarray, temperature: float | np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """Choose one action per row from root visit counts at a temperature.
+
+    Row ``b`` samples ``a`` with probability ``N(a)^(1/T) / sum_b N(b)^(1/T)`` (Silver et al. 2017,
+    "Mastering the game of Go without human knowledge", Methods: self-play), computed in log space
+    (``exp((log N - max log N) / T)``) so that large counts at small ``T`` never overflow or give
+    NaN (CASES F2). Rows with ``T < GREEDY_TEMPERATURE`` take the most visited action, the lowest
+    index on ties, and use no randomness. Actions with zero visits are never chosen.
+
+    Args:
+        visit_counts: ``[B, A]`` non-negative counts (int or float).
+        temperature: a float or ``[B]`` floats, each >= 0.
+        rng: the generator for sampled rows (one uniform draw per call when any row samples).
+
+    Returns:
+        ``[B]`` int64 actions.
+
+    Raises:
+        ValueError: if counts are not ``[B, A]``, negative or non-finite, a row sums to 0, or a
+            temperature is negative, non-finite or of the wrong shape.
+    """
+    counts = np.asarray(visit_counts, dtype=np.float64)
+    if counts.ndim != 2:
+        raise ValueError(f"expected visit_counts of shape [B, A], got {counts.shape}")
+    if not np.all(np.isfinite(counts)) or np.any(counts < 0):
+        raise ValueError("expected finite non-negative visit counts")
+    if np.any(counts.sum(axis=1) <= 0):
+        raise ValueError(f"rows {np.flatnonzero(counts.sum(axis=1) <= 0).tolist()} have no visits")
+    batch = counts.shape[0]
+    temps = np.asarray(temperature, dtype=np.float64)
+    if temps.ndim == 0:
+        temps = np.full(batch, float(temps))
+    if temps.shape != (batch,):
+        raise ValueError(f"expected a float or temperatures of shape [{batch}], got {temps.shape}")
+    if not np.all(np.isfinite(temps)) or np.any(temps < 0):
+        raise ValueError(f"expected finite temperatures >= 0, got {temps.tolist()}")
+    actions = np.argmax(counts, axis=1).astype(np.int64)
+    sample = temps >= GREEDY_TEMPERATURE
+    if np.any(sample):
+        c = counts[sample]
+        with np.errstate(divide="ignore"):
+            log_counts = np.log(c)
+        logits = (log_counts - log_counts.max(axis=1, keepdims=True)) / temps[sample][:, None]
+        probs = np.exp(logits)  # exp(-inf) == 0 for unvisited actions
+        cdf = np.cumsum(probs, axis=1)
+        threshold = rng.random(c.shape[0]) * cdf[:, -1]
+        actions[sample] = np.argmax(cdf > threshold[:, None], axis=1)
+    return actions
+
+
+def visit_policy(visit_counts: np.ndarray) -> np.ndarray:
+    """Normalised visit counts, the AlphaZero policy target: ``[B, A]`` float32, rows sum to 1.
+
+    Raises:
+        ValueError: if a row has no visits.
+    """
+    counts = np.asarray(visit_counts, dtype=np.float64)
+    total = counts.sum(axis=-1, keepdims=True)
+    if np.any(total <= 0):
+        raise ValueError("every row needs at least one visit")
+    return (counts / total).astype(np.float32)

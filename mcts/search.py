@@ -1,0 +1,300 @@
+"""Batched PUCT search (AlphaZero) over ``B`` root states, one evaluator call per simulation step.
+
+One search step for all ``B`` rows:
+
+1. ``select_leaves`` (compiled) walks each tree from the root to a missing child or a terminal
+   node already in the tree;
+2. ``game.step`` is called once on the batch of new leaves;
+3. terminal leaves take ``game.terminal_value`` (exact, never sent to the evaluator); the others
+   go to ``evaluate_fn`` in one call;
+4. ``expand_and_backup`` (compiled) stores the leaves and backs the values up.
+
+Root visits: the root's own evaluation counts one visit (mctx convention), so after a fresh
+search ``node_visits[:, ROOT] == num_simulations + 1`` and the root's children visits sum to
+exactly ``num_simulations``. With subtree reuse the children also keep their earlier visits.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from games.base import Game, check_batch
+from mcts import _kernels
+from mcts.evaluators import EvaluateFn, takes_states
+from mcts.policy import add_dirichlet_noise, mask_priors
+from mcts.tree import ROOT_INDEX, Tree, empty_tree, grow_tree
+
+
+@dataclass(frozen=True)
+class PUCTConfig:
+    """Hyper-parameters of the PUCT search.
+
+    Attributes:
+        num_simulations: simulations per search, >= 1 (each adds at most one node).
+        c_puct: exploration constant when ``c_base`` is None.
+        c_base: if set, use the AlphaZero pseudocode's growing constant
+            ``c(s) = log((1 + N(s) + c_base) / c_base) + c_init`` (Silver et al. 2018,
+            supplementary, ``ucb_score``; they use ``c_base = 19652``, ``c_init = 1.25``).
+        c_init: see ``c_base``.
+        fpu_value: first-play urgency, the Q assumed for an unvisited child, from the parent's
+            view, in ``[-1, 1]``. Default 0.0 (a draw): unvisited moves are neither presumed lost
+            (the pseudocode's 0 on its [0, 1] scale) nor won, so a child with a negative Q is
+            passed over for untried moves, and a winning one keeps being preferred.
+        dirichlet_alpha: root noise concentration, > 0.
+        dirichlet_epsilon: root noise weight in ``[0, 1]``.
+    """
+
+    num_simulations: int = 800
+    c_puct: float = 1.25
+    c_base: float | None = None
+    c_init: float = 1.25
+    fpu_value: float = 0.0
+    dirichlet_alpha: float = 0.3
+    dirichlet_epsilon: float = 0.25
+
+    def __post_init__(self) -> None:
+        if isinstance(self.num_simulations, bool) or not isinstance(self.num_simulations, (int, np.integer)):
+            raise ValueError(f"expected an int num_simulations, got {self.num_simulations!r}")  # noqa: TRY004 (project rule: ValueError)
+        if self.num_simulations < 1:
+            raise ValueError(f"expected num_simulations >= 1, got {self.num_simulations}")
+        if not (math.isfinite(self.c_puct) and self.c_puct >= 0):
+            raise ValueError(f"expected c_puct finite and >= 0, got {self.c_puct}")
+        if self.c_base is not None and not (math.isfinite(self.c_base) and self.c_base > 0):
+            raise ValueError(f"expected c_base None or > 0, got {self.c_base}")
+        if not (math.isfinite(self.c_init) and self.c_init >= 0):
+            raise ValueError(f"expected c_init finite and >= 0, got {self.c_init}")
+        if not -1.0 <= self.fpu_value <= 1.0:
+            raise ValueError(f"expected fpu_value in [-1, 1], got {self.fpu_value}")
+        if not (math.isfinite(self.dirichlet_alpha) and self.dirichlet_alpha > 0):
+            raise ValueError(f"expected dirichlet_alpha > 0, got {self.dirichlet_alpha}")
+        if not 0.0 <= self.dirichlet_epsilon <= 1.0:
+            raise ValueError(f"expected dirichlet_epsilon in [0, 1], got {self.dirichlet_epsilon}")
+
+
+@dataclass
+class SearchOutput:
+    """Result of a batched search.
+
+    Attributes:
+        visit_counts: ``[B, A]`` int32, visits of each root child (0 for illegal actions).
+        root_values: ``[B]`` float32, mean backed-up value of the root, root player's view
+            (includes the root's own evaluation).
+        q_values: ``[B, A]`` float32, ``Q(root, a)`` from the root player's view; NaN where the
+            child was never visited (including illegal actions).
+        root_priors: ``[B, A]`` float32, root priors used by the search (noisy if noise was added).
+        root_raw_priors: ``[B, A]`` float32, masked root priors before noise.
+        tree: the full ``Tree``; pass it to ``mcts.tree.reroot`` for subtree reuse.
+        num_degenerate_priors: ``[B]`` int32, evaluations per row whose priors had no usable mass
+            on legal actions and fell back to uniform (CASES C1).
+        num_evaluations: ``[B]`` int32, leaves per row sent to the evaluator (root included).
+        num_terminal_leaves: ``[B]`` int32, simulations per row that ended on a terminal state.
+    """
+
+    visit_counts: np.ndarray
+    root_values: np.ndarray
+    q_values: np.ndarray
+    root_priors: np.ndarray
+    root_raw_priors: np.ndarray
+    tree: Tree
+    num_degenerate_priors: np.ndarray
+    num_evaluations: np.ndarray
+    num_terminal_leaves: np.ndarray
+
+
+def run_puct(
+    game: Game,
+    root_states: np.ndarray,
+    evaluate_fn: EvaluateFn,
+    config: PUCTConfig,
+    rng: np.random.Generator,
+    add_root_noise: bool,
+    tree: Tree | None = None,
+) -> SearchOutput:
+    """Run ``config.num_simulations`` PUCT simulations from each of ``B`` root states.
+
+    Selection: ``Q(s, a) + c(s) * P(s, a) * sqrt(N(s)) / (1 + N(s, a))`` (AlphaZero,
+    Silver et al. 2018 supplementary pseudocode), with ``N(s)`` the node's own visit count and
+    unvisited children valued at ``config.fpu_value``; see ``mcts._kernels.select_leaves``.
+
+    Args:
+        game: the rules (batched API of ``games.base.Game``).
+        root_states: ``[B, S]`` int64 non-terminal states.
+        evaluate_fn: see ``mcts.evaluators``: observations (or states, if marked) and legal mask to
+            priors ``[B', A]`` and values ``[B']`` (player to move). Called once for the roots
+            that need expanding and then at most once per simulation step, with only the
+            non-terminal new leaves.
+        config: search hyper-parameters.
+        rng: the generator for root noise (the only randomness of the search itself).
+        add_root_noise: mix Dirichlet noise into the root priors (self-play); False for arena and
+            play. Interior nodes always hold the raw masked priors.
+        tree: optional tree from ``mcts.tree.reroot`` (subtree reuse); rows with ``num_nodes > 0``
+            keep their statistics and must have ``root_states[b]`` as root. Without it every
+            search starts from an empty tree.
+
+    Returns:
+        ``SearchOutput``.
+
+    Raises:
+        ValueError: for malformed ``root_states``, a terminal root, a ``tree`` that does not match
+            ``root_states``, or evaluator output of the wrong shape or with non-finite values.
+    """
+    return _search(
+        game, root_states, evaluate_fn, rng, add_root_noise, tree, config.num_simulations,
+        rule=_kernels.RULE_PUCT, c_puct=config.c_puct, c_base=config.c_base, c_init=config.c_init,
+        fpu_value=config.fpu_value, uct_c=0.0, dirichlet_alpha=config.dirichlet_alpha,
+        dirichlet_epsilon=config.dirichlet_epsilon,
+    )
+
+
+def _evaluate(game: Game, evaluate_fn: EvaluateFn, states: np.ndarray, legal: np.ndarray):
+    """Call the evaluator on non-terminal ``states``; returns masked priors, values, degenerate."""
+    inputs = states if takes_states(evaluate_fn) else game.observation(states)
+    priors, values = evaluate_fn(inputs, legal)
+    priors = np.asarray(priors)
+    values = np.asarray(values)
+    count = states.shape[0]
+    if priors.shape != (count, game.num_actions):
+        raise ValueError(f"evaluate_fn: expected priors of shape {(count, game.num_actions)}, got {priors.shape}")
+    if values.shape != (count,):
+        raise ValueError(f"evaluate_fn: expected values of shape ({count},), got {values.shape}")
+    values = values.astype(np.float32)
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"evaluate_fn returned non-finite values: {values[~np.isfinite(values)][:5]}")
+    priors, degenerate = mask_priors(priors, legal)
+    return priors, np.clip(values, -1.0, 1.0), degenerate
+
+
+def _search(
+    game, root_states, evaluate_fn, rng, add_root_noise, tree, num_simulations, *, rule, c_puct,
+    c_base, c_init, fpu_value, uct_c, dirichlet_alpha, dirichlet_epsilon,
+) -> SearchOutput:
+    check_batch(game, root_states)
+    batch = root_states.shape[0]
+    if batch < 1:
+        raise ValueError("expected at least one root state, got an empty batch")
+    root_terminal = game.terminal(root_states)
+    if np.any(root_terminal):
+        raise ValueError(f"root states must not be terminal; rows {np.flatnonzero(root_terminal).tolist()} are")
+    num_actions = game.num_actions
+    if tree is None:
+        tree = empty_tree(batch, num_simulations + 1, num_actions, game.state_size)
+    else:
+        if tree.batch_size != batch or tree.num_actions != num_actions or tree.node_states.shape[2] != game.state_size:
+            raise ValueError(
+                f"expected a tree for {batch} rows, {num_actions} actions, state size {game.state_size}; got "
+                f"{tree.batch_size} rows, {tree.num_actions} actions, state size {tree.node_states.shape[2]}"
+            )
+        kept = tree.num_nodes > 0
+        mismatch = kept & np.any(tree.node_states[:, ROOT_INDEX] != root_states, axis=1)
+        if np.any(mismatch):
+            raise ValueError(f"tree roots differ from root_states in rows {np.flatnonzero(mismatch).tolist()}")
+        tree = grow_tree(tree, int(tree.num_nodes.max()) + num_simulations + 1)
+
+    num_degenerate = np.zeros(batch, dtype=np.int32)
+    num_evaluations = np.zeros(batch, dtype=np.int32)
+    num_terminal = np.zeros(batch, dtype=np.int32)
+
+    # Expand the roots that are not in the tree yet (all of them without reuse).
+    fresh = np.flatnonzero(tree.num_nodes == 0)
+    if fresh.size:
+        states = root_states[fresh]
+        legal = game.legal_mask(states)
+        priors, values, degenerate = _evaluate(game, evaluate_fn, states, legal)
+        num_degenerate[fresh] += degenerate
+        num_evaluations[fresh] += 1
+        tree.node_states[fresh, ROOT_INDEX] = states
+        tree.node_to_play[fresh, ROOT_INDEX] = game.to_play(states)
+        tree.node_terminal[fresh, ROOT_INDEX] = False
+        tree.node_raw_value[fresh, ROOT_INDEX] = values
+        tree.node_visits[fresh, ROOT_INDEX] = 1
+        tree.node_value_sum[fresh, ROOT_INDEX] = values
+        tree.children_prior[fresh, ROOT_INDEX] = priors
+        tree.children_legal[fresh, ROOT_INDEX] = legal
+        tree.root_raw_prior[fresh] = priors
+        tree.num_nodes[fresh] = 1
+    root_legal = tree.children_legal[:, ROOT_INDEX]
+    if add_root_noise:
+        tree.children_prior[:, ROOT_INDEX] = add_dirichlet_noise(
+            tree.root_raw_prior, root_legal, dirichlet_alpha, dirichlet_epsilon, rng
+        )
+    else:
+        tree.children_prior[:, ROOT_INDEX] = tree.root_raw_prior
+
+    leaf_parent = np.empty(batch, dtype=np.int32)
+    leaf_action = np.empty(batch, dtype=np.int32)
+    leaf_node = np.empty(batch, dtype=np.int32)
+    parent_states = np.empty((batch, game.state_size), dtype=np.int64)
+    new_states = np.zeros((batch, game.state_size), dtype=np.int64)
+    new_to_play = np.zeros(batch, dtype=np.int8)
+    new_terminal = np.zeros(batch, dtype=np.bool_)
+    new_values = np.zeros(batch, dtype=np.float32)
+    new_priors = np.zeros((batch, num_actions), dtype=np.float32)
+    new_legal = np.zeros((batch, num_actions), dtype=np.bool_)
+    use_c_base = c_base is not None
+    c_base_value = float(c_base) if use_c_base else 1.0
+    all_rows = np.arange(batch)
+
+    for _ in range(num_simulations):
+        _kernels.select_leaves(
+            tree.children_index, tree.children_prior, tree.children_legal, tree.node_visits,
+            tree.node_value_sum, tree.node_to_play, tree.node_terminal, tree.node_states, rule,
+            float(c_puct), c_base_value, float(c_init), use_c_base, float(fpu_value), float(uct_c),
+            leaf_parent, leaf_action, leaf_node, parent_states,
+        )
+        expand = leaf_node < 0
+        if expand.all():
+            rows = all_rows
+            stepped = game.step(parent_states, leaf_action.astype(np.int64))
+        else:
+            rows = np.flatnonzero(expand)
+            num_terminal[~expand] += 1
+            stepped = game.step(parent_states[rows], leaf_action[rows].astype(np.int64)) if rows.size else None
+        if rows.size:
+            terminal = game.terminal(stepped)
+            new_states[rows] = stepped
+            new_to_play[rows] = game.to_play(stepped)
+            new_terminal[rows] = terminal
+            if terminal.any():
+                finished = rows[terminal]
+                num_terminal[finished] += 1
+                new_values[finished] = game.terminal_value(stepped[terminal])
+                new_priors[finished] = 0.0
+                new_legal[finished] = False
+                live = ~terminal
+                eval_rows = rows[live]
+                eval_states = stepped[live]
+            else:
+                eval_rows = rows
+                eval_states = stepped
+            if eval_rows.size:
+                legal = game.legal_mask(eval_states)
+                priors, values, degenerate = _evaluate(game, evaluate_fn, eval_states, legal)
+                new_priors[eval_rows] = priors
+                new_legal[eval_rows] = legal
+                new_values[eval_rows] = values
+                num_evaluations[eval_rows] += 1
+                if degenerate.any():
+                    num_degenerate[eval_rows] += degenerate
+        _kernels.expand_and_backup(
+            tree.node_visits, tree.node_value_sum, tree.node_raw_value, tree.node_to_play,
+            tree.node_terminal, tree.node_states, tree.parents, tree.action_from_parent,
+            tree.children_index, tree.children_prior, tree.children_legal, tree.num_nodes,
+            leaf_parent, leaf_action, leaf_node, new_states, new_to_play, new_terminal, new_values,
+            new_priors, new_legal,
+        )
+
+    root_values = (tree.node_value_sum[:, ROOT_INDEX] / tree.node_visits[:, ROOT_INDEX]).astype(np.float32)
+    return SearchOutput(
+        visit_counts=tree.children_visits(ROOT_INDEX),
+        root_values=root_values,
+        q_values=tree.q_values(ROOT_INDEX),
+        root_priors=tree.children_prior[:, ROOT_INDEX].copy(),
+        root_raw_priors=tree.root_raw_prior.copy(),
+        tree=tree,
+        num_degenerate_priors=num_degenerate,
+        num_evaluations=num_evaluations,
+        num_terminal_leaves=num_terminal,
+    )

@@ -1,0 +1,267 @@
+"""The search tree: a record of preallocated arrays with a leading batch axis (mctx layout).
+
+Node ``i`` of row ``b`` lives at index ``[b, i]`` of every per-node array and ``[b, i, :]`` of
+every per-edge array. The root is node ``ROOT_INDEX`` (0); a fresh search creates node ``i`` at
+simulation ``i`` (a simulation that ends on a terminal node already in the tree creates nothing).
+There are no node objects; the layout follows DeepMind's ``mctx`` (``mctx/_src/tree.py``).
+
+Value convention (DESIGN.md): every node value is from the view of the player to move at that
+node, in ``[-1, 1]``. ``Q(s, a)`` (the value of an edge) is from the view of the player who chooses
+``a`` at ``s``; it equals the child's value when the child has the same player to move and its
+negation otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+#: Index of the root node in every row.
+ROOT_INDEX = 0
+#: ``children_index`` entry of an edge whose child node has not been created yet.
+UNVISITED = -1
+#: ``parents`` entry of the root (and of unused slots).
+NO_PARENT = -1
+
+
+@dataclass
+class Tree:
+    """Search trees for ``B`` root states, ``N`` node slots each, ``A`` actions, ``S`` state columns.
+
+    Attributes:
+        node_visits: ``[B, N]`` int32, visit count of each node (its own first evaluation counts 1).
+        node_value_sum: ``[B, N]`` float64, sum of backed-up values, player-to-move view.
+        node_raw_value: ``[B, N]`` float32, the evaluator's value (or the exact terminal value) at
+            creation, player-to-move view.
+        node_to_play: ``[B, N]`` int8, player (0/1) to move at the node.
+        node_terminal: ``[B, N]`` bool, True for finished states.
+        node_states: ``[B, N, S]`` int64, the game state of each node.
+        parents: ``[B, N]`` int32, parent node index, ``NO_PARENT`` for the root and unused slots.
+        action_from_parent: ``[B, N]`` int32, the action that led from the parent, -1 for the root.
+        children_index: ``[B, N, A]`` int32, child node index or ``UNVISITED``.
+        children_prior: ``[B, N, A]`` float32, masked, renormalised priors (exactly 0 on illegal
+            actions). The root's row holds the noisy priors when root noise was added.
+        children_legal: ``[B, N, A]`` bool, legal mask of each node (all False for terminal nodes).
+        num_nodes: ``[B]`` int32, slots in use per row (0 for a row whose root is not expanded yet).
+        root_raw_prior: ``[B, A]`` float32, the root's masked priors before Dirichlet noise.
+    """
+
+    node_visits: np.ndarray
+    node_value_sum: np.ndarray
+    node_raw_value: np.ndarray
+    node_to_play: np.ndarray
+    node_terminal: np.ndarray
+    node_states: np.ndarray
+    parents: np.ndarray
+    action_from_parent: np.ndarray
+    children_index: np.ndarray
+    children_prior: np.ndarray
+    children_legal: np.ndarray
+    num_nodes: np.ndarray
+    root_raw_prior: np.ndarray
+
+    @property
+    def batch_size(self) -> int:
+        return int(self.node_visits.shape[0])
+
+    @property
+    def capacity(self) -> int:
+        """``N``, the node slots per row."""
+        return int(self.node_visits.shape[1])
+
+    @property
+    def num_actions(self) -> int:
+        return int(self.children_index.shape[2])
+
+    def node_values(self) -> np.ndarray:
+        """Mean backed-up value per node, player-to-move view: ``[B, N]`` float32, NaN if unvisited."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = self.node_value_sum / self.node_visits
+        return np.where(self.node_visits > 0, values, np.nan).astype(np.float32)
+
+    def q_values(self, node: int | np.ndarray = ROOT_INDEX) -> np.ndarray:
+        """``Q(s, a)`` of node ``node`` (int or ``[B]`` int) from its player's view: ``[B, A]`` float32.
+
+        NaN for actions whose child has not been visited (and for illegal actions).
+        """
+        rows = np.arange(self.batch_size)
+        node = np.broadcast_to(np.asarray(node, dtype=np.int64), (self.batch_size,))
+        children = self.children_index[rows, node]  # [B, A]
+        safe = np.maximum(children, 0)
+        visits = self.node_visits[rows[:, None], safe]
+        value_sum = self.node_value_sum[rows[:, None], safe]
+        same_player = self.node_to_play[rows[:, None], safe] == self.node_to_play[rows, node][:, None]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = value_sum / visits
+        q = np.where(same_player, mean, -mean)
+        return np.where((children != UNVISITED) & (visits > 0), q, np.nan).astype(np.float32)
+
+    def children_visits(self, node: int | np.ndarray = ROOT_INDEX) -> np.ndarray:
+        """Visit counts of the children of ``node``: ``[B, A]`` int32 (0 where not created)."""
+        rows = np.arange(self.batch_size)
+        node = np.broadcast_to(np.asarray(node, dtype=np.int64), (self.batch_size,))
+        children = self.children_index[rows, node]
+        visits = self.node_visits[rows[:, None], np.maximum(children, 0)]
+        return np.where(children != UNVISITED, visits, 0).astype(np.int32)
+
+    def depths(self) -> np.ndarray:
+        """Depth (edges from the root) of every used node: ``[B, N]`` int32, -1 for unused slots."""
+        depth = np.full(self.parents.shape, -1, dtype=np.int32)
+        _fill_depths(self.parents, self.num_nodes, depth)
+        return depth
+
+
+def empty_tree(batch_size: int, capacity: int, num_actions: int, state_size: int) -> Tree:
+    """Allocate a tree with ``num_nodes == 0`` in every row (no root yet)."""
+    b, n, a = batch_size, capacity, num_actions
+    return Tree(
+        node_visits=np.zeros((b, n), dtype=np.int32),
+        node_value_sum=np.zeros((b, n), dtype=np.float64),
+        node_raw_value=np.zeros((b, n), dtype=np.float32),
+        node_to_play=np.zeros((b, n), dtype=np.int8),
+        node_terminal=np.zeros((b, n), dtype=np.bool_),
+        node_states=np.zeros((b, n, state_size), dtype=np.int64),
+        parents=np.full((b, n), NO_PARENT, dtype=np.int32),
+        action_from_parent=np.full((b, n), -1, dtype=np.int32),
+        children_index=np.full((b, n, a), UNVISITED, dtype=np.int32),
+        children_prior=np.zeros((b, n, a), dtype=np.float32),
+        children_legal=np.zeros((b, n, a), dtype=np.bool_),
+        num_nodes=np.zeros(b, dtype=np.int32),
+        root_raw_prior=np.zeros((b, a), dtype=np.float32),
+    )
+
+
+def grow_tree(tree: Tree, capacity: int) -> Tree:
+    """Copy ``tree`` into a new tree with ``capacity`` node slots per row (``>= max(num_nodes)``)."""
+    new = empty_tree(tree.batch_size, capacity, tree.num_actions, tree.node_states.shape[2])
+    n = min(tree.capacity, capacity)
+    for name in (
+        "node_visits", "node_value_sum", "node_raw_value", "node_to_play", "node_terminal",
+        "node_states", "parents", "action_from_parent", "children_index", "children_prior",
+        "children_legal",
+    ):
+        getattr(new, name)[:, :n] = getattr(tree, name)[:, :n]
+    new.num_nodes[:] = tree.num_nodes
+    new.root_raw_prior[:] = tree.root_raw_prior
+    return new
+
+
+def reroot(tree: Tree, actions: np.ndarray) -> Tree:
+    """Subtree reuse: the tree below the root's child ``actions[b]``, compacted, for the next search.
+
+    For each row the child reached by ``actions[b]`` becomes the new root (node ``ROOT_INDEX``) with
+    its visit counts and values; every node not below it is dropped and the kept nodes are
+    renumbered in breadth-first order, so nothing unreachable stays allocated. Rows whose child was
+    never created come back empty (``num_nodes == 0``) and are expanded afresh by the next search.
+    ``root_raw_prior`` becomes the new root's raw priors, so the next search mixes in fresh noise.
+
+    Args:
+        tree: the ``tree`` of a ``SearchOutput``.
+        actions: ``[B]`` integer actions played at the roots.
+
+    Returns:
+        A new ``Tree`` with ``N = max(1, max_b subtree size)``.
+
+    Raises:
+        ValueError: if ``actions`` is not ``[B]`` or an action is outside ``[0, A)``, or a row's
+            root was never expanded.
+    """
+    actions = np.asarray(actions)
+    if actions.shape != (tree.batch_size,):
+        raise ValueError(f"expected actions of shape [{tree.batch_size}], got {actions.shape}")
+    if not np.issubdtype(actions.dtype, np.integer):
+        raise ValueError(f"expected integer actions, got {actions.dtype}")
+    if np.any((actions < 0) | (actions >= tree.num_actions)):
+        raise ValueError(f"expected actions in [0, {tree.num_actions}), got {actions.tolist()}")
+    if np.any(tree.num_nodes < 1):
+        raise ValueError(f"rows {np.flatnonzero(tree.num_nodes < 1).tolist()} have no expanded root")
+    actions = actions.astype(np.int64)
+    rows = np.arange(tree.batch_size)
+    new_roots = tree.children_index[rows, ROOT_INDEX, actions]
+    sizes = np.zeros(tree.batch_size, dtype=np.int32)
+    order = np.full((tree.batch_size, tree.capacity), -1, dtype=np.int32)
+    _subtree_order(tree.children_index, new_roots.astype(np.int32), order, sizes)
+    new = empty_tree(tree.batch_size, max(1, int(sizes.max())), tree.num_actions, tree.node_states.shape[2])
+    _copy_subtrees(
+        order, sizes, tree.node_visits, tree.node_value_sum, tree.node_raw_value, tree.node_to_play,
+        tree.node_terminal, tree.node_states, tree.parents, tree.action_from_parent,
+        tree.children_index, tree.children_prior, tree.children_legal,
+        new.node_visits, new.node_value_sum, new.node_raw_value, new.node_to_play,
+        new.node_terminal, new.node_states, new.parents, new.action_from_parent,
+        new.children_index, new.children_prior, new.children_legal,
+    )
+    new.num_nodes[:] = sizes
+    new.root_raw_prior[:] = np.where(sizes[:, None] > 0, new.children_prior[:, ROOT_INDEX], 0.0)
+    return new
+
+
+@njit(cache=True)
+def _subtree_order(children_index, new_roots, order, sizes):  # pragma: no cover - compiled
+    batch, _, num_actions = children_index.shape
+    for b in range(batch):
+        if new_roots[b] < 0:
+            sizes[b] = 0
+            continue
+        order[b, 0] = new_roots[b]
+        head = 0
+        tail = 1
+        while head < tail:
+            node = order[b, head]
+            head += 1
+            for a in range(num_actions):
+                child = children_index[b, node, a]
+                if child >= 0:
+                    order[b, tail] = child
+                    tail += 1
+        sizes[b] = tail
+
+
+@njit(cache=True)
+def _copy_subtrees(
+    order, sizes, visits, value_sum, raw_value, to_play, terminal, states, parents, action_from_parent,
+    children_index, children_prior, children_legal,
+    new_visits, new_value_sum, new_raw_value, new_to_play, new_terminal, new_states, new_parents,
+    new_action_from_parent, new_children_index, new_children_prior, new_children_legal,
+):  # pragma: no cover - compiled
+    batch, capacity = visits.shape
+    num_actions = children_index.shape[2]
+    old_to_new = np.full(capacity, -1, dtype=np.int32)
+    for b in range(batch):
+        size = sizes[b]
+        for i in range(size):
+            old_to_new[order[b, i]] = i
+        for i in range(size):
+            old = order[b, i]
+            new_visits[b, i] = visits[b, old]
+            new_value_sum[b, i] = value_sum[b, old]
+            new_raw_value[b, i] = raw_value[b, old]
+            new_to_play[b, i] = to_play[b, old]
+            new_terminal[b, i] = terminal[b, old]
+            new_states[b, i, :] = states[b, old, :]
+            if i == 0:
+                new_parents[b, i] = -1
+                new_action_from_parent[b, i] = -1
+            else:
+                new_parents[b, i] = old_to_new[parents[b, old]]
+                new_action_from_parent[b, i] = action_from_parent[b, old]
+            for a in range(num_actions):
+                child = children_index[b, old, a]
+                new_children_index[b, i, a] = old_to_new[child] if child >= 0 else -1
+                new_children_prior[b, i, a] = children_prior[b, old, a]
+                new_children_legal[b, i, a] = children_legal[b, old, a]
+        for i in range(size):
+            old_to_new[order[b, i]] = -1
+
+
+@njit(cache=True)
+def _fill_depths(parents, num_nodes, depth):  # pragma: no cover - compiled
+    for b in range(parents.shape[0]):
+        for i in range(num_nodes[b]):
+            d = 0
+            node = i
+            while parents[b, node] >= 0:
+                node = parents[b, node]
+                d += 1
+            depth[b, i] = d

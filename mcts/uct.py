@@ -1,0 +1,90 @@
+"""UCT with random rollouts (Kocsis & Szepesvari 2006, "Bandit based Monte-Carlo Planning").
+
+The tree, the batched simulation loop and the backup are those of the PUCT search
+(``mcts.search``); only the selection rule and the evaluator differ (OpenSpiel's evaluator seam).
+Selection is UCB1 on results scaled to ``[0, 1]``::
+
+    score(s, a) = (Q(s, a) + 1) / 2 + c * sqrt(ln N(s) / N(s, a)),    untried actions first
+
+where untried actions are taken in increasing index order. Each new leaf is valued by random
+playouts (``mcts.evaluators.random_rollout_evaluator``): +1 win, 0 draw, -1 loss for the player
+to move there, i.e. results 1, 1/2, 0 after scaling. The move played is the most visited root
+child (seed section 8), lowest action index on ties.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from games.base import Game
+from mcts import _kernels
+from mcts.evaluators import EvaluateFn, random_rollout_evaluator
+from mcts.search import SearchOutput, _search
+from mcts.tree import Tree
+
+#: The usual UCB1 exploration constant on [0, 1] results (about sqrt(2)).
+DEFAULT_UCT_C = 1.4
+
+
+def run_uct(
+    game: Game,
+    root_states: np.ndarray,
+    num_simulations: int,
+    rng: np.random.Generator,
+    c: float = DEFAULT_UCT_C,
+    num_rollouts: int = 1,
+    evaluate_fn: EvaluateFn | None = None,
+    tree: Tree | None = None,
+) -> SearchOutput:
+    """Batched UCT from ``B`` root states.
+
+    Args:
+        game: the rules.
+        root_states: ``[B, S]`` int64 non-terminal states.
+        num_simulations: simulations per root, >= 1; each adds one node and runs its playouts.
+        rng: the generator for every playout move.
+        c: UCB1 exploration constant on ``[0, 1]``-scaled results, >= 0.
+        num_rollouts: random playouts per new leaf, >= 1.
+        evaluate_fn: replaces the random-rollout evaluator (priors are ignored by UCT).
+        tree: optional tree from ``mcts.tree.reroot`` for subtree reuse.
+
+    Returns:
+        ``SearchOutput`` (``root_priors`` are uniform, ``root_values`` in ``[-1, 1]``).
+
+    Raises:
+        ValueError: for ``num_simulations`` < 1, ``c`` < 0 or non-finite, ``num_rollouts`` < 1,
+            and as ``run_puct``.
+    """
+    if isinstance(num_simulations, bool) or not isinstance(num_simulations, (int, np.integer)) or num_simulations < 1:
+        raise ValueError(f"expected an int num_simulations >= 1, got {num_simulations!r}")
+    if not (math.isfinite(c) and c >= 0):
+        raise ValueError(f"expected c finite and >= 0, got {c}")
+    if evaluate_fn is None:
+        evaluate_fn = random_rollout_evaluator(game, rng, num_rollouts)
+    return _search(
+        game, root_states, evaluate_fn, rng, False, tree, int(num_simulations),
+        rule=_kernels.RULE_UCT, c_puct=0.0, c_base=None, c_init=0.0, fpu_value=0.0, uct_c=float(c),
+        dirichlet_alpha=1.0, dirichlet_epsilon=0.0,
+    )
+
+
+def uct_search(
+    game: Game, state_row: np.ndarray, num_simulations: int, rng: np.random.Generator, c: float = DEFAULT_UCT_C
+) -> tuple[int, np.ndarray]:
+    """UCT for one state, for a baseline player: returns ``(action, visit_counts [A] int32)``.
+
+    The action is the most visited root child, the lowest index on ties.
+
+    Raises:
+        ValueError: if ``state_row`` is not one ``[S]`` (or ``[1, S]``) state, and as ``run_uct``.
+    """
+    row = np.asarray(state_row)
+    if row.ndim == 1:
+        row = row[None, :]
+    if row.shape != (1, game.state_size):
+        raise ValueError(f"expected one state of shape [{game.state_size}], got {np.asarray(state_row).shape}")
+    output = run_uct(game, row.astype(np.int64), num_simulations, rng, c)
+    counts = output.visit_counts[0]
+    return int(np.argmax(counts)), counts
