@@ -1,0 +1,12 @@
+"""Classical adversarial search on the seed's six single-state game functions.
+
+* ``search.minimax``: exhaustive minimax (negamax form) with a transposition table, the textbook
+  tic-tac-toe counts, and a plain depth-limited minimax used as the reference for alpha-beta.
+* ``search.alphabeta``: negamax alpha-beta with a transposition table, iterative deepening under a
+  time limit, switchable move ordering (transposition-table move, killer moves, history heuristic,
+  static centre-first order) and a quiescence hook for games that declare noisy moves.
+* ``search.heuristics``: the heuristic Connect Four evaluation and Connect Four's noisy moves.
+
+Value convention everywhere: negamax, i.e. a value is for the player to move at that node.
+Imports ``games`` (and numpy/numba) only.
+"""
