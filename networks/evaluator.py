@@ -162,7 +162,7 @@ class TorchEvaluator:
             priors = masked_softmax(logits, mask)
             self.num_degenerate_priors += count_degenerate_priors(logits, mask)
             priors_host = priors.cpu().numpy()
-            values_host = values.float().clamp_(-1.0, 1.0).cpu().numpy()
+            values_host = values.float().clamp(-1.0, 1.0).cpu().numpy()
         self.num_calls += 1
         self.num_positions += batch
         return priors_host, values_host
