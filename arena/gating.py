@@ -1,0 +1,134 @@
+"""Gating: does a candidate network replace the best one? (AlphaGo Zero, Silver et al. 2017,
+Methods, "Evaluator": promoted when it wins by a margin of 55%.)
+
+The decision rule, with draws counted as half a win:
+
+    score = (wins + draws / 2) / games;  accepted  <=>  games > 0 and score >= threshold
+
+so a score of exactly the threshold is accepted, and an empty match is rejected (CASES G1).
+A match between two identical parameter sets is refused: it would only measure noise (G3).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """Outcome of one gating match (plain values: it crosses process boundaries)."""
+
+    candidate_version: int
+    best_version: int
+    wins: int
+    draws: int
+    losses: int
+    score: float
+    accepted: bool
+    distinct_games: int
+    refused_reason: str = ""
+    sample_game: str = ""
+
+
+def gate_decision(wins: int, draws: int, losses: int, threshold: float) -> tuple[float, bool]:
+    """Score (draws half) and acceptance; see the module docstring.
+
+    Raises:
+        ValueError: for negative counts or a threshold outside (0, 1].
+    """
+    if min(wins, draws, losses) < 0:
+        raise ValueError(f"counts must be >= 0, got W={wins} D={draws} L={losses}")
+    if not 0.0 < threshold <= 1.0:
+        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+    games = wins + draws + losses
+    if games == 0:
+        return 0.0, False
+    score = (wins + 0.5 * draws) / games
+    return score, score >= threshold
+
+
+def weights_hash(state_dict: Mapping) -> str:
+    """SHA-256 over parameter names, dtypes, shapes and bytes (order-independent of dict order)."""
+    digest = hashlib.sha256()
+    for name in sorted(state_dict):
+        array = np.ascontiguousarray(_to_numpy(state_dict[name]))
+        digest.update(name.encode())
+        digest.update(str(array.dtype).encode())
+        digest.update(str(array.shape).encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+def _to_numpy(value) -> np.ndarray:
+    if hasattr(value, "detach"):
+        return value.detach().cpu().numpy()
+    return np.asarray(value)
+
+
+class GatingWorker:
+    """Plays candidate-against-best matches (plain class; ``trainer.actors`` wraps it for Ray).
+
+    Args:
+        game_name: registry id.
+        network_config: ``NetworkConfig.to_dict()``.
+        puct_config: keyword arguments of ``mcts.PUCTConfig`` for both sides.
+        num_games, threshold, opening_random_plies: see ``arena.network_match.play_match`` and
+            ``gate_decision``.
+        seed: seeds the opening randomisation (each match draws fresh openings).
+    """
+
+    def __init__(
+        self,
+        game_name: str,
+        network_config: dict,
+        puct_config: dict,
+        num_games: int,
+        threshold: float,
+        opening_random_plies: int,
+        seed: int,
+        torch_threads: int = 1,
+    ) -> None:
+        import torch
+
+        import games
+        from mcts import PUCTConfig
+        from networks import build_network
+        from networks.config import NetworkConfig
+        from networks.evaluator import TorchEvaluator
+
+        torch.set_num_threads(max(1, int(torch_threads)))
+        self.game = games.make(game_name)
+        config = NetworkConfig.from_dict(dict(network_config))
+        shape, actions = self.game.observation_shape, self.game.num_actions
+        self.candidate = TorchEvaluator(build_network(config, shape, actions), device="cpu")
+        self.best = TorchEvaluator(build_network(config, shape, actions), device="cpu")
+        self.puct_config = PUCTConfig(**puct_config)
+        self.num_games = int(num_games)
+        self.threshold = float(threshold)
+        self.opening_random_plies = int(opening_random_plies)
+        self.rng = np.random.default_rng([seed, 7])
+
+    def gate(self, candidate_version: int, candidate_weights: Mapping, best_version: int, best_weights: Mapping) -> GateResult:
+        """Play the match and decide. Identical weights are refused without playing."""
+        from arena.network_match import play_match
+
+        if weights_hash(candidate_weights) == weights_hash(best_weights):
+            return GateResult(
+                candidate_version, best_version, 0, 0, 0, 0.0, False, 0,
+                refused_reason="candidate and best have identical weights",
+            )
+        self.candidate.set_weights(candidate_weights, version=candidate_version)
+        self.best.set_weights(best_weights, version=best_version)
+        match = play_match(
+            self.game, self.candidate.evaluate, self.best.evaluate, self.num_games, self.puct_config,
+            self.rng, self.opening_random_plies,
+        )
+        score, accepted = gate_decision(match.wins, match.draws, match.losses, self.threshold)
+        return GateResult(
+            candidate_version, best_version, match.wins, match.draws, match.losses, score, accepted,
+            match.distinct_games, sample_game=match.games[0] if match.games else "",
+        )

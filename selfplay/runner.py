@@ -1,0 +1,189 @@
+"""Self-play of K games at once with the batched PUCT search (no Ray here; see selfplay.worker).
+
+Each call of ``SelfPlayRunner.play_moves`` runs one batched search over the K live games per ply
+(one network call per simulation step for all of them), chooses moves by visit count at a
+temperature (1.0 for the first ``temperature_plies`` plies of a game, then greedy: Silver et al.
+2017, Methods, "Self-play"), steps the K games, and restarts finished ones. Positions are recorded
+into preallocated ``[K, max_game_length, ...]`` arrays, so recording costs one vectorised write
+per ply. Finished games are handed over whole as ``GameRecord``s (copies, CASES H2).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from games.base import NO_WINNER, Game
+from mcts import PUCTConfig, run_puct, select_actions
+from selfplay.records import GameRecord
+
+
+@dataclass
+class SelfPlayStats:
+    """Counters of one ``play_moves`` call (plain values: they cross process boundaries)."""
+
+    moves: int = 0  # plies played, summed over the K games
+    games: int = 0
+    positions: int = 0  # positions of finished games
+    leaf_evaluations: int = 0  # states sent to the evaluator
+    simulations: int = 0
+    degenerate_priors: int = 0
+    wins_first_player: int = 0
+    wins_second_player: int = 0
+    draws: int = 0
+    game_lengths: list[int] = field(default_factory=list)
+    sample_games: list[str] = field(default_factory=list)  # move strings, at most one per call
+    seconds: float = 0.0
+
+    def merge(self, other: "SelfPlayStats") -> None:
+        for name in (
+            "moves", "games", "positions", "leaf_evaluations", "simulations", "degenerate_priors",
+            "wins_first_player", "wins_second_player", "draws", "seconds",
+        ):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.game_lengths.extend(other.game_lengths)
+        self.sample_games.extend(other.sample_games)
+
+
+def outcome_targets(to_play: np.ndarray, winner: int) -> np.ndarray:
+    """Value targets z ``[T]`` float32 from the view of the player to move at each position.
+
+    +1 where the eventual winner was to move, -1 for the loser's positions, 0 for every position
+    of a drawn game (CASES A2). ``to_play`` is ``[T]`` int (0/1); ``winner`` is 0, 1 or -1.
+    """
+    to_play = np.asarray(to_play)
+    if winner == NO_WINNER:
+        return np.zeros(to_play.shape, dtype=np.float32)
+    return np.where(to_play == winner, 1.0, -1.0).astype(np.float32)
+
+
+class SelfPlayRunner:
+    """K self-play games searched together.
+
+    Args:
+        game: the rules.
+        evaluate_fn: ``(observations [B,C,H,W] float32, legal_mask [B,A] bool) -> (priors [B,A],
+            values [B])``, values for the player to move (see ``mcts.evaluators``).
+        puct_config: search settings; root noise is always on in self-play (CASES D2).
+        num_games: K, the games kept in flight.
+        rng: the only source of randomness (noise and move sampling).
+        temperature: move-sampling temperature for the first ``temperature_plies`` plies.
+        temperature_plies: plies sampled at ``temperature``; later moves are greedy.
+        first_game_id, game_id_stride: game ids are ``first_game_id + i * game_id_stride``, so
+            several workers never hand out the same id.
+
+    Raises:
+        ValueError: for ``num_games`` < 1, a negative temperature or ``temperature_plies``.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        evaluate_fn,
+        puct_config: PUCTConfig,
+        num_games: int,
+        rng: np.random.Generator,
+        temperature: float = 1.0,
+        temperature_plies: int = 8,
+        first_game_id: int = 0,
+        game_id_stride: int = 1,
+    ) -> None:
+        if num_games < 1:
+            raise ValueError(f"num_games must be >= 1, got {num_games}")
+        if temperature < 0 or temperature_plies < 0:
+            raise ValueError(
+                f"temperature and temperature_plies must be >= 0, got {temperature}, {temperature_plies}"
+            )
+        self.game = game
+        self.evaluate_fn = evaluate_fn
+        self.puct_config = puct_config
+        self.num_games = num_games
+        self.rng = rng
+        self.temperature = float(temperature)
+        self.temperature_plies = int(temperature_plies)
+        self.model_version = 0
+        self._next_game_index = 0
+        self._first_game_id = int(first_game_id)
+        self._game_id_stride = int(game_id_stride)
+        length, actions = game.max_game_length, game.num_actions
+        self._observations = np.zeros((num_games, length, *game.observation_shape), dtype=np.float32)
+        self._legal = np.zeros((num_games, length, actions), dtype=bool)
+        self._policies = np.zeros((num_games, length, actions), dtype=np.float32)
+        self._to_play = np.zeros((num_games, length), dtype=np.int8)
+        self._actions = np.zeros((num_games, length), dtype=np.int64)
+        self.states = game.initial_states(num_games)
+        self.game_ids = np.array([self._new_game_id() for _ in range(num_games)], dtype=np.int64)
+
+    def _new_game_id(self) -> int:
+        game_id = self._first_game_id + self._next_game_index * self._game_id_stride
+        self._next_game_index += 1
+        return game_id
+
+    def play_moves(self, num_moves: int) -> tuple[list[GameRecord], SelfPlayStats]:
+        """Play ``num_moves`` plies in each of the K games; return the games that finished.
+
+        Returns:
+            (finished ``GameRecord``s, ``SelfPlayStats`` of this call).
+        """
+        start = time.perf_counter()
+        game = self.game
+        stats = SelfPlayStats()
+        finished: list[GameRecord] = []
+        rows = np.arange(self.num_games)
+        for _ in range(num_moves):
+            states = self.states
+            plies = game.ply(states)
+            output = run_puct(game, states, self.evaluate_fn, self.puct_config, self.rng, add_root_noise=True)
+            counts = output.visit_counts
+            policy = counts / counts.sum(axis=1, keepdims=True)
+            temperatures = np.where(plies < self.temperature_plies, self.temperature, 0.0)
+            actions = select_actions(counts, temperatures, self.rng)
+            self._observations[rows, plies] = game.observation(states)
+            self._legal[rows, plies] = game.legal_mask(states)
+            self._policies[rows, plies] = policy
+            self._to_play[rows, plies] = game.to_play(states)
+            self._actions[rows, plies] = actions
+            self.states = game.step(states, actions)
+            stats.moves += self.num_games
+            stats.leaf_evaluations += int(output.num_evaluations.sum())
+            stats.simulations += self.puct_config.num_simulations * self.num_games
+            stats.degenerate_priors += int(output.num_degenerate_priors.sum())
+            done = np.flatnonzero(game.terminal(self.states))
+            if len(done):
+                winners = game.winner(self.states[done])
+                for slot, winner in zip(done, winners):
+                    finished.append(self._finish(int(slot), int(winner), stats))
+                self.states[done] = game.initial_states(len(done))
+        stats.seconds = time.perf_counter() - start
+        return finished, stats
+
+    def _finish(self, slot: int, winner: int, stats: SelfPlayStats) -> GameRecord:
+        length = int(self.game.ply(self.states[slot : slot + 1])[0])
+        to_play = self._to_play[slot, :length].copy()
+        record = GameRecord(
+            game_id=int(self.game_ids[slot]),
+            game_name=self.game.name,
+            observations=self._observations[slot, :length].copy(),
+            legal_masks=self._legal[slot, :length].copy(),
+            policies=self._policies[slot, :length].copy(),
+            values=outcome_targets(to_play, winner),
+            to_play=to_play,
+            actions=self._actions[slot, :length].copy(),
+            winner=winner,
+            model_version=self.model_version,
+        )
+        self.game_ids[slot] = self._new_game_id()
+        stats.games += 1
+        stats.positions += length
+        stats.game_lengths.append(length)
+        if not stats.sample_games:
+            stats.sample_games.append(self.game.format_moves(record.actions))
+        if winner == 0:
+            stats.wins_first_player += 1
+        elif winner == 1:
+            stats.wins_second_player += 1
+        else:
+            stats.draws += 1
+        return record

@@ -1,0 +1,115 @@
+"""The self-play worker: a plain class (tested without Ray; ``trainer.actors`` wraps it).
+
+A worker owns a network evaluator and a ``SelfPlayRunner``. Each ``play`` call plays
+``moves_per_call`` plies of its K games with the newest weights it was given, hands finished games
+to its ``sink`` (the replay buffer) whole, and returns ``SelfPlayStats``. Weights arrive only when
+their version changes; between calls the worker keeps the ones it has (AlphaGo Zero: self-play
+uses the best model; AlphaZero: the latest).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping
+
+import numpy as np
+
+import games
+from mcts import PUCTConfig
+from networks import build_network
+from networks.config import NetworkConfig
+from selfplay.records import GameRecord
+from selfplay.runner import SelfPlayRunner, SelfPlayStats
+
+#: game ids of worker incarnation ``i`` start at ``i * GAME_ID_BLOCK``: ids never repeat across
+#: restarted or replaced workers.
+GAME_ID_BLOCK = 1 << 32
+
+
+class SelfPlayWorker:
+    """Plays K games at once and hands finished ones to ``sink``.
+
+    Args:
+        game_name: registry id.
+        network_config: ``NetworkConfig.to_dict()`` (plain values only: CASES M1, M2).
+        puct_config: keyword arguments of ``mcts.PUCTConfig``.
+        num_games: K.
+        moves_per_call: plies per ``play`` call.
+        temperature, temperature_plies: move sampling (see ``SelfPlayRunner``).
+        seed: seeds this worker's ``numpy.random.Generator``.
+        incarnation: a number unique to this worker within the run (game-id block).
+        device: ``"auto"``, ``"cpu"`` or ``"cuda"`` for the network.
+        torch_threads: intra-op threads of torch in this process.
+        sink: called with the list of finished ``GameRecord``s; ``None`` keeps them for ``play``
+            to return.
+    """
+
+    def __init__(
+        self,
+        game_name: str,
+        network_config: dict,
+        puct_config: dict,
+        num_games: int,
+        moves_per_call: int,
+        temperature: float,
+        temperature_plies: int,
+        seed: int,
+        incarnation: int,
+        device: str = "auto",
+        torch_threads: int = 1,
+        sink: Callable[[list[GameRecord]], None] | None = None,
+    ) -> None:
+        import torch
+
+        from networks.evaluator import TorchEvaluator
+
+        torch.set_num_threads(max(1, int(torch_threads)))
+        self.game = games.make(game_name)
+        model = build_network(
+            NetworkConfig.from_dict(dict(network_config)), self.game.observation_shape, self.game.num_actions
+        )
+        self.evaluator = TorchEvaluator(model, device=device)
+        self.moves_per_call = int(moves_per_call)
+        self.sink = sink
+        self.version = -1
+        self.runner = SelfPlayRunner(
+            self.game,
+            self.evaluator.evaluate,
+            PUCTConfig(**puct_config),
+            num_games,
+            np.random.default_rng([seed, incarnation]),
+            temperature=temperature,
+            temperature_plies=temperature_plies,
+            first_game_id=incarnation * GAME_ID_BLOCK,
+        )
+
+    def play(self, version: int, weights: Mapping | None = None):
+        """Play ``moves_per_call`` plies with weights ``version``.
+
+        Args:
+            version: the weights version the caller wants used.
+            weights: the state dict of that version, or None when this worker already has it.
+
+        Returns:
+            ``SelfPlayStats``, or ``(records, stats)`` when the worker has no sink.
+
+        Raises:
+            ValueError: if the worker does not have ``version`` and no weights were given.
+        """
+        if weights is not None:
+            self.evaluator.set_weights(weights, version=version)
+            self.version = version
+            self.runner.model_version = version
+        elif version != self.version:
+            raise ValueError(f"worker holds weights version {self.version}, asked for {version} without weights")
+        records, stats = self.runner.play_moves(self.moves_per_call)
+        if self.sink is None:
+            return records, stats
+        if records:
+            self.sink(records)
+        return stats
+
+    def ping(self) -> int:
+        return self.version
+
+
+__all__ = ["GAME_ID_BLOCK", "SelfPlayStats", "SelfPlayWorker"]
