@@ -23,6 +23,7 @@ from collections.abc import Callable
 import numpy as np
 
 from games.base import NO_WINNER, Game
+from mcts.policy import check_rng
 
 EvaluateFn = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
@@ -64,10 +65,12 @@ def random_rollouts(game: Game, states: np.ndarray, rng: np.random.Generator, nu
         ``[B]`` float32 in ``[-1, 1]``: +1 win, 0 draw, -1 loss for the player to move in ``states``.
 
     Raises:
-        ValueError: if ``num_rollouts`` < 1 or a playout exceeds ``game.max_game_length`` plies.
+        ValueError: if ``num_rollouts`` < 1, ``rng`` is not a ``numpy.random.Generator``, or a
+            playout exceeds ``game.max_game_length`` plies.
     """
     if num_rollouts < 1:
         raise ValueError(f"expected num_rollouts >= 1, got {num_rollouts}")
+    check_rng(rng)
     start_player = np.repeat(game.to_play(states).astype(np.int16), num_rollouts)
     current = np.repeat(states, num_rollouts, axis=0)
     active = np.flatnonzero(~game.terminal(current))
@@ -93,10 +96,11 @@ def random_rollout_evaluator(game: Game, rng: np.random.Generator, num_rollouts:
     Usable as the ``evaluate_fn`` of ``run_puct`` (PUCT with rollout values) and used by UCT.
 
     Raises:
-        ValueError: if ``num_rollouts`` < 1.
+        ValueError: if ``num_rollouts`` < 1 or ``rng`` is not a ``numpy.random.Generator``.
     """
     if num_rollouts < 1:
         raise ValueError(f"expected num_rollouts >= 1, got {num_rollouts}")
+    check_rng(rng)
 
     @state_evaluator
     def evaluate(states: np.ndarray, legal_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -12,6 +12,12 @@ import numpy as np
 GREEDY_TEMPERATURE = 1e-3
 
 
+def check_rng(rng) -> None:
+    """Raise ValueError unless ``rng`` is a ``numpy.random.Generator``."""
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"expected a numpy.random.Generator, got {type(rng).__name__}")  # noqa: TRY004
+
+
 def mask_priors(priors: np.ndarray, legal_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Mask and renormalise priors over legal actions.
 
@@ -68,8 +74,10 @@ def dirichlet_noise(legal_mask: np.ndarray, alpha: float, rng: np.random.Generat
         ``[B, A]`` float64, each row sums to 1 over its legal actions.
 
     Raises:
-        ValueError: if ``alpha`` <= 0, the mask is not ``[B, A]``, or a row has no legal action.
+        ValueError: if ``alpha`` <= 0, the mask is not ``[B, A]``, a row has no legal action, or
+            ``rng`` is not a ``numpy.random.Generator``.
     """
+    check_rng(rng)
     legal_mask = np.asarray(legal_mask, dtype=bool)
     if not alpha > 0:
         raise ValueError(f"expected dirichlet alpha > 0, got {alpha}")
@@ -133,9 +141,11 @@ def select_actions(
         ``[B]`` int64 actions.
 
     Raises:
-        ValueError: if counts are not ``[B, A]``, negative or non-finite, a row sums to 0, or a
-            temperature is negative, non-finite or of the wrong shape.
+        ValueError: if counts are not ``[B, A]``, negative or non-finite, a row sums to 0, a
+            temperature is negative, non-finite or of the wrong shape, or ``rng`` is not a
+            ``numpy.random.Generator``.
     """
+    check_rng(rng)
     counts = np.asarray(visit_counts, dtype=np.float64)
     if counts.ndim != 2:
         raise ValueError(f"expected visit_counts of shape [B, A], got {counts.shape}")

@@ -24,7 +24,7 @@ import numpy as np
 from games.base import Game, check_batch
 from mcts import _kernels
 from mcts.evaluators import EvaluateFn, takes_states
-from mcts.policy import add_dirichlet_noise, mask_priors
+from mcts.policy import add_dirichlet_noise, check_rng, mask_priors
 from mcts.tree import ROOT_INDEX, Tree, empty_tree, grow_tree
 
 
@@ -139,7 +139,9 @@ def run_puct(
 
     Raises:
         ValueError: for malformed ``root_states``, a terminal root, a ``tree`` that does not match
-            ``root_states``, or evaluator output of the wrong shape or with non-finite values.
+            ``root_states``, evaluator output of the wrong shape or with non-finite values, or an
+            ``rng`` that is not a ``numpy.random.Generator``. (Finite values outside ``[-1, 1]``
+            are clipped to it.)
     """
     return _search(
         game, root_states, evaluate_fn, rng, add_root_noise, tree, config.num_simulations,
@@ -171,6 +173,7 @@ def _search(
     game, root_states, evaluate_fn, rng, add_root_noise, tree, num_simulations, *, rule, c_puct,
     c_base, c_init, fpu_value, uct_c, dirichlet_alpha, dirichlet_epsilon,
 ) -> SearchOutput:
+    check_rng(rng)
     check_batch(game, root_states)
     batch = root_states.shape[0]
     if batch < 1:

@@ -429,6 +429,29 @@ def test_pinned_tree_for_a_deterministic_model():
     np.testing.assert_array_equal(tree.children_index[0, ROOT_INDEX], expected_children)
 
 
+def test_pinned_tree_mixed_turns_zero_net():
+    """Four simulations on ``mixed_turn_game`` with the zero net, worked out by hand:
+    sim 1 ties at the root (lowest index, action 0), sim 2 takes action 1 (unvisited, larger U),
+    sim 3 ties again (action 0) and reaches the win, sim 4 returns to that terminal node."""
+    game = mixed_turn_game()
+    out = run_puct(game, game.initial_states(1), uniform_evaluator, no_noise(4), np.random.default_rng(0), False)
+    tree = out.tree
+    assert tree.num_nodes.tolist() == [4]
+    assert tree.parents[0].tolist() == [-1, 0, 0, 1, -1]
+    assert tree.action_from_parent[0].tolist() == [-1, 0, 1, 0, -1]
+    assert tree.node_states[0, :4, 0].tolist() == [0, 1, 2, 3]
+    assert tree.node_visits[0].tolist() == [5, 3, 1, 2, 0]
+    assert tree.node_value_sum[0].tolist() == [2.0, 2.0, 0.0, -2.0, 0.0]
+    assert tree.node_to_play[0, :4].tolist() == [0, 0, 1, 1]
+    assert tree.node_terminal[0, :4].tolist() == [False, False, False, True]
+    assert tree.children_index[0, :4].tolist() == [[1, 2], [3, -1], [-1, -1], [-1, -1]]
+    assert out.visit_counts.tolist() == [[3, 1]]
+    assert out.q_values[0].tolist() == [np.float32(2 / 3), 0.0]
+    assert out.root_values.tolist() == [np.float32(0.4)]
+    assert out.num_terminal_leaves.tolist() == [2]
+    assert out.num_evaluations.tolist() == [3]
+
+
 def test_evaluator_called_once_per_step_with_non_terminal_leaves_only():
     calls = []
 
@@ -539,6 +562,13 @@ def test_run_puct_rejects_bad_roots_and_evaluator_output():
         run_puct(TICTACTOE, board(P6), wrong_shape, no_noise(2), rng, False)
     with pytest.raises(ValueError, match="non-finite"):
         run_puct(TICTACTOE, board(P6), nan_value, no_noise(2), rng, False)
+
+
+def test_rng_must_be_a_generator():
+    with pytest.raises(ValueError, match="Generator"):
+        run_puct(TICTACTOE, board(P6), uniform_evaluator, no_noise(2), 0, False)
+    with pytest.raises(ValueError, match="Generator"):
+        select_actions(np.array([[1, 2]]), 1.0, np.random.RandomState(0))
 
 
 def test_noise_validation():
