@@ -71,4 +71,20 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'networks' has no attribute {name!r}")
 
 
-__all__ = ["NetworkConfig", "build_network", "default_config", *_LAZY]
+__all__ = [
+    "MLP",
+    "ModelMetadata",
+    "NetworkConfig",
+    "ResNet",
+    "TorchEvaluator",
+    "UniformEvaluator",
+    "build_network",
+    "default_config",
+    "device_from_config",
+    "export_model",
+    "load_exported",
+    "load_model",
+    "masked_log_softmax",
+    "masked_softmax",
+    "save_model",
+]

@@ -88,12 +88,18 @@ def check_plain(value, where: str = "extra"):
 def _model_sizes(model: torch.nn.Module) -> tuple[list[int], int]:
     for attribute in ("observation_shape", "num_actions"):
         if not hasattr(model, attribute):
-            raise ValueError(f"model: expected an attribute {attribute!r} (build it with networks.build_network)")
+            raise ValueError(
+                f"model: expected an attribute {attribute!r} (build it with networks.build_network)"
+            )
     return [int(v) for v in model.observation_shape], int(model.num_actions)
 
 
 def model_payload(
-    model: torch.nn.Module, config: NetworkConfig, game_name: str, game_version: int, extra: dict | None = None
+    model: torch.nn.Module,
+    config: NetworkConfig,
+    game_name: str,
+    game_version: int,
+    extra: dict | None = None,
 ) -> dict:
     """The dict a weights file holds (see module docstring), with CPU copies of the weights.
 
@@ -172,30 +178,41 @@ def _expected_game(expected_game) -> tuple[str | None, int | None, tuple | None,
             tuple(int(v) for v in shape) if shape is not None else None,
             int(actions) if actions is not None else None,
         )
-    raise ValueError(f"expected_game: expected None, a game id str or a game object, got {type(expected_game).__name__}")
+    raise ValueError(
+        f"expected_game: expected None, a game id str or a game object, got {type(expected_game).__name__}"
+    )
 
 
 def _read_payload(path: Path, map_location) -> dict:
     if not path.exists():
         raise FileNotFoundError(f"model weights file not found: {path}")
     if path.is_dir():
-        raise ValueError(f"{path} is a folder; expected a model weights file written by networks.checkpoint.save_model")
+        raise ValueError(
+            f"{path} is a folder; expected a model weights file written by networks.checkpoint.save_model"
+        )
     try:
         obj = torch.load(path, map_location=map_location, weights_only=True)
     except Exception as error:  # truncated zip, random bytes, a forbidden global in the pickle...
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
         raise ValueError(
-            f"cannot read model weights from {path}: expected a file written by networks.checkpoint.save_model "
+            f"cannot read model weights from {path}: expected a file written by "
+            "networks.checkpoint.save_model "
             f"(torch.save of tensors and plain types, read with weights_only=True); the file is truncated, "
             f"corrupt or not such a file ({type(error).__name__}: {first_line})"
         ) from error
     if isinstance(obj, dict) and obj.get("format") != FORMAT and isinstance(obj.get("model"), dict):
         obj = obj["model"]  # a training checkpoint embedding model_payload()
     if not isinstance(obj, dict) or obj.get("format") != FORMAT:
-        found = f"a dict with keys {sorted(map(str, obj))[:10]}" if isinstance(obj, dict) else type(obj).__name__
-        raise ValueError(f"{path}: expected a dict with format {FORMAT!r} (or one under key 'model'), found {found}")
+        found = (
+            f"a dict with keys {sorted(map(str, obj))[:10]}" if isinstance(obj, dict) else type(obj).__name__
+        )
+        raise ValueError(
+            f"{path}: expected a dict with format {FORMAT!r} (or one under key 'model'), found {found}"
+        )
     if obj.get("format_version") != FORMAT_VERSION:
-        raise ValueError(f"{path}: expected format_version {FORMAT_VERSION}, found {obj.get('format_version')!r}")
+        raise ValueError(
+            f"{path}: expected format_version {FORMAT_VERSION}, found {obj.get('format_version')!r}"
+        )
     return obj
 
 
@@ -223,14 +240,19 @@ def model_from_payload(
 
     want_name, want_version, want_shape, want_actions = _expected_game(expected_game)
     if want_name is not None and game_name != want_name:
-        raise ValueError(f"{source}: checkpoint is for game {game_name!r} (version {game_version}), expected {want_name!r}")
+        raise ValueError(
+            f"{source}: checkpoint is for game {game_name!r} (version {game_version}), expected {want_name!r}"
+        )
     if want_version is not None and game_version != want_version:
         raise ValueError(
-            f"{source}: checkpoint is for {game_name!r} version {game_version}, expected version {want_version} "
+            f"{source}: checkpoint is for {game_name!r} version {game_version}, "
+            f"expected version {want_version} "
             "(the rules or the encoding changed since it was trained)"
         )
     if want_shape is not None and observation_shape != want_shape:
-        raise ValueError(f"{source}: observation shape {list(observation_shape)}, expected {list(want_shape)}")
+        raise ValueError(
+            f"{source}: observation shape {list(observation_shape)}, expected {list(want_shape)}"
+        )
     if want_actions is not None and num_actions != want_actions:
         raise ValueError(f"{source}: {num_actions} actions, expected {want_actions}")
     if expected_config is not None and config != expected_config:
@@ -305,4 +327,3 @@ def load_model(
     path = Path(path)
     payload = _read_payload(path, map_location)
     return model_from_payload(payload, expected_game, expected_config, source=str(path))
-

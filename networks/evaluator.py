@@ -89,12 +89,16 @@ class TorchEvaluator:
             (any CPU device: autocast is for GPUs only here).
     """
 
-    def __init__(self, model: torch.nn.Module, device=None, use_bf16: bool | None = None, compile: bool = False):
+    def __init__(
+        self, model: torch.nn.Module, device=None, use_bf16: bool | None = None, compile: bool = False
+    ):
         if not isinstance(model, torch.nn.Module):
             raise ValueError(f"model: expected a torch.nn.Module, got {type(model).__name__}")
         for attribute in ("observation_shape", "num_actions"):
             if not hasattr(model, attribute):
-                raise ValueError(f"model: expected an attribute {attribute!r} (build it with networks.build_network)")
+                raise ValueError(
+                    f"model: expected an attribute {attribute!r} (build it with networks.build_network)"
+                )
         self.device = _resolve_device(device)
         on_cuda = self.device.type == "cuda"
         bf16_available = on_cuda and torch.cuda.is_bf16_supported()
@@ -183,12 +187,16 @@ class TorchEvaluator:
                 differs (expected vs actual).
         """
         if not isinstance(state_dict, Mapping):
-            raise ValueError(f"state_dict: expected a mapping of name -> tensor, got {type(state_dict).__name__}")
+            raise ValueError(
+                f"state_dict: expected a mapping of name -> tensor, got {type(state_dict).__name__}"
+            )
         own = self.model.state_dict()
         missing = sorted(set(own) - set(state_dict))
         unexpected = sorted(set(state_dict) - set(own))
         if missing or unexpected:
-            raise ValueError(f"state_dict does not fit the model: missing keys {missing}, unexpected keys {unexpected}")
+            raise ValueError(
+                f"state_dict does not fit the model: missing keys {missing}, unexpected keys {unexpected}"
+            )
         tensors = {}
         for key, value in state_dict.items():
             tensor = torch.as_tensor(value)

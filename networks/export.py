@@ -66,7 +66,9 @@ def onnx_bytes(model: torch.nn.Module, opset: int = OPSET) -> bytes:
     if isinstance(opset, bool) or not isinstance(opset, int) or opset < 17:
         raise ValueError(f"opset: expected an int >= 17, got {opset!r}")
     if not hasattr(model, "observation_shape"):
-        raise ValueError("model: expected an attribute 'observation_shape' (build it with networks.build_network)")
+        raise ValueError(
+            "model: expected an attribute 'observation_shape' (build it with networks.build_network)"
+        )
     model = copy.deepcopy(model).to("cpu").float().eval()
     example = torch.zeros((2, *model.observation_shape), dtype=torch.float32)
     buffer = io.BytesIO()
@@ -80,7 +82,11 @@ def onnx_bytes(model: torch.nn.Module, opset: int = OPSET) -> bytes:
             opset_version=opset,
             input_names=[INPUT_NAME],
             output_names=list(OUTPUT_NAMES),
-            dynamic_axes={INPUT_NAME: {0: "batch"}, OUTPUT_NAMES[0]: {0: "batch"}, OUTPUT_NAMES[1]: {0: "batch"}},
+            dynamic_axes={
+                INPUT_NAME: {0: "batch"},
+                OUTPUT_NAMES[0]: {0: "batch"},
+                OUTPUT_NAMES[1]: {0: "batch"},
+            },
             do_constant_folding=True,
         )
     return buffer.getvalue()
@@ -96,9 +102,15 @@ def _check_parity(model: torch.nn.Module, folder: Path, seed: int = 0) -> float:
         with torch.inference_mode():
             logits, values = model(torch.from_numpy(observations))
         onnx_logits, onnx_values = evaluator.forward(observations)
-        worst = max(worst, float(np.abs(onnx_logits - logits.numpy()).max()), float(np.abs(onnx_values - values.numpy()).max()))
+        worst = max(
+            worst,
+            float(np.abs(onnx_logits - logits.numpy()).max()),
+            float(np.abs(onnx_values - values.numpy()).max()),
+        )
     if worst > PARITY_TOLERANCE:
-        raise ValueError(f"{folder}: ONNX Runtime differs from torch by {worst:.3g}, expected at most {PARITY_TOLERANCE}")
+        raise ValueError(
+            f"{folder}: ONNX Runtime differs from torch by {worst:.3g}, expected at most {PARITY_TOLERANCE}"
+        )
     return worst
 
 
@@ -142,7 +154,9 @@ def export_model(
         raise ValueError(f"game_version: expected an int, got {game_version!r}")
     for attribute in ("observation_shape", "num_actions"):
         if not hasattr(model, attribute):
-            raise ValueError(f"model: expected an attribute {attribute!r} (build it with networks.build_network)")
+            raise ValueError(
+                f"model: expected an attribute {attribute!r} (build it with networks.build_network)"
+            )
     extra = check_plain(dict(extra or {}))
     try:
         json.dumps(extra, allow_nan=False)
@@ -168,11 +182,23 @@ def export_model(
         "onnx_opset": opset,
         "inputs": {INPUT_NAME: {"shape": ["batch", *observation_shape], "dtype": "float32"}},
         "outputs": {
-            OUTPUT_NAMES[0]: {"shape": ["batch", int(model.num_actions)], "dtype": "float32", "masked": False},
-            OUTPUT_NAMES[1]: {"shape": ["batch"], "dtype": "float32", "range": [-1, 1], "view": "player to move"},
+            OUTPUT_NAMES[0]: {
+                "shape": ["batch", int(model.num_actions)],
+                "dtype": "float32",
+                "masked": False,
+            },
+            OUTPUT_NAMES[1]: {
+                "shape": ["batch"],
+                "dtype": "float32",
+                "range": [-1, 1],
+                "view": "player to move",
+            },
         },
         "files": {"onnx": ONNX_FILE, "weights": WEIGHTS_FILE},
-        "sha256": {ONNX_FILE: sha256_file(folder / ONNX_FILE), WEIGHTS_FILE: sha256_file(folder / WEIGHTS_FILE)},
+        "sha256": {
+            ONNX_FILE: sha256_file(folder / ONNX_FILE),
+            WEIGHTS_FILE: sha256_file(folder / WEIGHTS_FILE),
+        },
         "torch_version": torch.__version__,
         "extra": extra,
     }
@@ -209,7 +235,9 @@ def load_exported_torch(path: str | os.PathLike, expected_game=None) -> tuple[to
         raise FileNotFoundError(f"{folder}: no {weights_path.name}")
     expected_hash = sidecar.get("sha256", {}).get(weights_path.name)
     if expected_hash is not None and sha256_file(weights_path) != expected_hash:
-        raise ValueError(f"{weights_path}: SHA-256 differs from the one in {SIDECAR_FILE}; re-export the model")
+        raise ValueError(
+            f"{weights_path}: SHA-256 differs from the one in {SIDECAR_FILE}; re-export the model"
+        )
     try:
         state_dict = load_file(str(weights_path), device="cpu")
     except (SafetensorError, OSError, ValueError) as error:

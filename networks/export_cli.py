@@ -14,13 +14,18 @@ import sys
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="export-model",
-        description="Export a model checkpoint as ONNX + safetensors + JSON sidecar (model.onnx, model.json).",
+        description="Export a model checkpoint as ONNX + safetensors + JSON sidecar "
+        "(model.onnx, model.safetensors, model.json).",
     )
-    parser.add_argument("checkpoint", help="weights file from save_model, or a training checkpoint embedding one")
+    parser.add_argument(
+        "checkpoint", help="weights file from save_model, or a training checkpoint embedding one"
+    )
     parser.add_argument("out_dir", help="folder to write model.onnx, model.safetensors and model.json into")
     parser.add_argument("--game", default=None, help="refuse the checkpoint unless it is for this game id")
     parser.add_argument("--opset", type=int, default=None, help="ONNX opset (default 17, at least 17)")
-    parser.add_argument("--no-verify", action="store_true", help="skip the ONNX Runtime vs torch parity check")
+    parser.add_argument(
+        "--no-verify", action="store_true", help="skip the ONNX Runtime vs torch parity check"
+    )
     return parser
 
 

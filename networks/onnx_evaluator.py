@@ -70,7 +70,8 @@ def read_sidecar(path: str | os.PathLike) -> dict:
         raise ValueError(f"{sidecar_path}: expected format {EXPORT_FORMAT!r}")
     if sidecar.get("format_version") != EXPORT_FORMAT_VERSION:
         raise ValueError(
-            f"{sidecar_path}: expected format_version {EXPORT_FORMAT_VERSION}, found {sidecar.get('format_version')!r}"
+            f"{sidecar_path}: expected format_version {EXPORT_FORMAT_VERSION}, "
+            f"found {sidecar.get('format_version')!r}"
         )
     for key in ("game", "observation_shape", "num_actions", "network", "files"):
         if key not in sidecar:
@@ -141,7 +142,10 @@ class OnnxEvaluator:
 
 
 def load_exported(
-    path: str | os.PathLike, expected_game=None, providers: list[str] | None = None, num_threads: int | None = None
+    path: str | os.PathLike,
+    expected_game=None,
+    providers: list[str] | None = None,
+    num_threads: int | None = None,
 ) -> OnnxEvaluator:
     """Open an exported model with ONNX Runtime.
 
@@ -181,7 +185,11 @@ def load_exported(
             for key in ("version", "observation_shape", "num_actions"):
                 want = getattr(expected_game, key, None)
                 have = sidecar["game"].get("version") if key == "version" else sidecar.get(key)
-                if want is not None and have is not None and list(np.atleast_1d(have)) != list(np.atleast_1d(want)):
+                if (
+                    want is not None
+                    and have is not None
+                    and list(np.atleast_1d(have)) != list(np.atleast_1d(want))
+                ):
                     raise ValueError(f"{folder}: exported model has {key} {have!r}, expected {want!r}")
 
     options = onnxruntime.SessionOptions()
@@ -193,11 +201,14 @@ def load_exported(
     try:
         session = onnxruntime.InferenceSession(str(onnx_path), sess_options=options, providers=providers)
     except Exception as error:  # onnxruntime raises its own exception types for bad files
-        raise ValueError(f"{onnx_path}: ONNX Runtime cannot load it ({type(error).__name__}: {error})") from error
+        raise ValueError(
+            f"{onnx_path}: ONNX Runtime cannot load it ({type(error).__name__}: {error})"
+        ) from error
     inputs = [i.name for i in session.get_inputs()]
     outputs = [o.name for o in session.get_outputs()]
     if inputs != [INPUT_NAME] or outputs != list(OUTPUT_NAMES):
         raise ValueError(
-            f"{onnx_path}: expected input {[INPUT_NAME]} and outputs {list(OUTPUT_NAMES)}, got {inputs} and {outputs}"
+            f"{onnx_path}: expected input {[INPUT_NAME]} and outputs {list(OUTPUT_NAMES)}, "
+            f"got {inputs} and {outputs}"
         )
     return OnnxEvaluator(session, sidecar)

@@ -26,7 +26,8 @@ from networks.policy_numpy import DEGENERATE_LEGAL_MASS
 def _check(logits: torch.Tensor, legal_mask: torch.Tensor) -> None:
     if not isinstance(logits, torch.Tensor) or not isinstance(legal_mask, torch.Tensor):
         raise ValueError(
-            f"expected torch tensors, got logits {type(logits).__name__} and legal_mask {type(legal_mask).__name__}"
+            f"expected torch tensors, got logits {type(logits).__name__} "
+            f"and legal_mask {type(legal_mask).__name__}"
         )
     if logits.shape != legal_mask.shape or logits.dim() < 1:
         raise ValueError(

@@ -21,10 +21,13 @@ ILLEGAL_LOG_PROB = float(np.finfo(np.float32).min)
 def _check(logits: np.ndarray, legal_mask: np.ndarray) -> None:
     if not isinstance(logits, np.ndarray) or not isinstance(legal_mask, np.ndarray):
         raise ValueError(
-            f"expected numpy arrays, got logits {type(logits).__name__} and legal_mask {type(legal_mask).__name__}"
+            f"expected numpy arrays, got logits {type(logits).__name__} "
+            f"and legal_mask {type(legal_mask).__name__}"
         )
     if logits.shape != legal_mask.shape or logits.ndim < 1:
-        raise ValueError(f"legal_mask: expected the shape of logits {list(logits.shape)}, got {list(legal_mask.shape)}")
+        raise ValueError(
+            f"legal_mask: expected the shape of logits {list(logits.shape)}, got {list(legal_mask.shape)}"
+        )
     if legal_mask.dtype != np.bool_:
         raise ValueError(f"legal_mask: expected dtype bool (True = legal), got {legal_mask.dtype}")
 
@@ -108,6 +111,8 @@ def uniform_priors_numpy(legal_mask: np.ndarray) -> np.ndarray:
         ValueError: if ``legal_mask`` is not a bool numpy array.
     """
     if not isinstance(legal_mask, np.ndarray) or legal_mask.dtype != np.bool_:
-        raise ValueError(f"legal_mask: expected a bool numpy array, got {getattr(legal_mask, 'dtype', type(legal_mask))}")
+        raise ValueError(
+            f"legal_mask: expected a bool numpy array, got {getattr(legal_mask, 'dtype', type(legal_mask))}"
+        )
     counts = legal_mask.sum(axis=-1, keepdims=True)
     return (legal_mask / np.maximum(counts, 1)).astype(np.float32)

@@ -62,6 +62,8 @@ def check_evaluate_inputs(
         raise ValueError(f"legal_mask: expected shape [{batch}, {num_actions}], got {list(legal_mask.shape)}")
     if legal_mask.dtype != np.bool_:
         raise ValueError(f"legal_mask: expected dtype bool (True = legal), got {legal_mask.dtype}")
-    if not np.issubdtype(observations.dtype, np.number) or np.issubdtype(observations.dtype, np.complexfloating):
+    if not np.issubdtype(observations.dtype, np.number) or np.issubdtype(
+        observations.dtype, np.complexfloating
+    ):
         raise ValueError(f"observations: expected dtype float32, got {observations.dtype}")
     return np.ascontiguousarray(observations, dtype=np.float32), np.ascontiguousarray(legal_mask)

@@ -35,7 +35,9 @@ def saved(tmp_path):
     torch.manual_seed(0)
     model = build_network(CONFIG, *CONNECT4)
     model(torch.randn(8, *CONNECT4[0]))  # non-trivial batch-norm running statistics
-    path = save_model(tmp_path / "best.pt", model, CONFIG, "connect4", 1, {"step": 1200, "arena": {"elo": 35.5}})
+    path = save_model(
+        tmp_path / "best.pt", model, CONFIG, "connect4", 1, {"step": 1200, "arena": {"elo": 35.5}}
+    )
     return path, model
 
 
@@ -74,14 +76,19 @@ def test_missing_and_extra_keys_are_named(saved):
     _rewrite(path, lambda p: p["state_dict"].pop("value_head.4.weight"))
     with pytest.raises(ValueError, match=r"missing keys \['value_head.4.weight'\], unexpected keys \[\]"):
         load_model(path)
-    _rewrite(path, lambda p: p["state_dict"].update({"value_head.4.weight": torch.zeros(8, 8), "ghost": torch.ones(1)}))
+    _rewrite(
+        path,
+        lambda p: p["state_dict"].update({"value_head.4.weight": torch.zeros(8, 8), "ghost": torch.ones(1)}),
+    )
     with pytest.raises(ValueError, match=r"missing keys \[\], unexpected keys \['ghost'\]"):
         load_model(path)
 
 
 def test_another_games_checkpoint_is_refused(saved):
     path, _ = saved
-    with pytest.raises(ValueError, match=r"checkpoint is for game 'connect4' \(version 1\), expected 'tictactoe'"):
+    with pytest.raises(
+        ValueError, match=r"checkpoint is for game 'connect4' \(version 1\), expected 'tictactoe'"
+    ):
         load_model(path, expected_game="tictactoe")
     with pytest.raises(ValueError, match="checkpoint is for game 'connect4'"):
         load_model(path, expected_game=FakeGame(name="tictactoe", observation_shape=(2, 3, 3), num_actions=9))
@@ -98,7 +105,10 @@ def test_another_network_shape_is_refused(saved, tmp_path):
     # Weights of a wider network under this config's name: the first wrong shape is named.
     wide = build_network(CONFIG.replace(channels=16), *CONNECT4).state_dict()
     _rewrite(path, lambda p: p.update(state_dict=wide))
-    with pytest.raises(ValueError, match=r"state_dict\['stem.0.weight'\] has shape \[16, 2, 3, 3\], network b1c8 expects \[8, 2, 3, 3\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"state_dict\['stem.0.weight'\] has shape \[16, 2, 3, 3\], network b1c8 expects \[8, 2, 3, 3\]",
+    ):
         load_model(path)
 
 
@@ -107,7 +117,9 @@ def test_truncated_file_and_random_bytes(saved, tmp_path):
     data = path.read_bytes()
     truncated = tmp_path / "truncated.pt"
     truncated.write_bytes(data[: len(data) // 2])
-    with pytest.raises(ValueError, match=r"cannot read model weights from .*truncated.pt: expected a file written by"):
+    with pytest.raises(
+        ValueError, match=r"cannot read model weights from .*truncated.pt: expected a file written by"
+    ):
         load_model(truncated)
     noise = tmp_path / "noise.pt"
     noise.write_bytes(np.random.default_rng(0).bytes(5000))
@@ -122,7 +134,10 @@ def test_truncated_file_and_random_bytes(saved, tmp_path):
 def test_other_formats_are_named(tmp_path):
     path = tmp_path / "plain.pt"
     torch.save({"weights": torch.zeros(3)}, path)
-    with pytest.raises(ValueError, match=r"expected a dict with format 'tabula-rasa-model' .* found a dict with keys \['weights'\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"expected a dict with format 'tabula-rasa-model' .* found a dict with keys \['weights'\]",
+    ):
         load_model(path)
     torch.save([torch.zeros(3)], path)
     with pytest.raises(ValueError, match="found list"):
@@ -168,16 +183,28 @@ def test_i4_file_holds_only_tensors_and_plain_types(saved):
             for i, item in enumerate(value):
                 walk(item, f"{where}[{i}]")
         else:
-            assert value is None or isinstance(value, (bool, int, float, str, torch.Tensor)), (where, type(value))
+            assert value is None or isinstance(value, (bool, int, float, str, torch.Tensor)), (
+                where,
+                type(value),
+            )
             if isinstance(value, torch.Tensor):
                 assert value.device.type == "cpu", where
 
     walk(payload)
-    assert set(payload) == {"format", "format_version", "game", "observation_shape", "num_actions", "network", "state_dict", "extra"}
+    assert set(payload) == {
+        "format",
+        "format_version",
+        "game",
+        "observation_shape",
+        "num_actions",
+        "network",
+        "state_dict",
+        "extra",
+    }
 
 
 def test_explicit_map_location(saved):
-    path, model = saved
+    path, _ = saved
     loaded, _ = load_model(path, map_location=torch.device("cpu"))
     assert all(p.device.type == "cpu" for p in loaded.parameters())
 
@@ -185,12 +212,17 @@ def test_explicit_map_location(saved):
 def test_extra_must_be_plain_and_numpy_scalars_are_converted(tmp_path):
     model = build_network(NetworkConfig(kind="mlp", mlp_hidden=(8,)), *TICTACTOE)
     config = model.config
-    with pytest.raises(ValueError, match=r"extra\['when'\]: expected only None, bool, int, float, str, tensors.*got PosixPath"):
+    with pytest.raises(
+        ValueError,
+        match=r"extra\['when'\]: expected only None, bool, int, float, str, tensors.*got PosixPath",
+    ):
         save_model(tmp_path / "m.pt", model, config, "tictactoe", 1, {"when": Path("x")})
     with pytest.raises(ValueError, match=r"extra\['record'\]\[1\]"):
         save_model(tmp_path / "m.pt", model, config, "tictactoe", 1, {"record": [1, object()]})
     assert not (tmp_path / "m.pt").exists()
-    save_model(tmp_path / "m.pt", model, config, "tictactoe", 1, {"step": np.int64(5), "loss": np.float32(0.5)})
+    save_model(
+        tmp_path / "m.pt", model, config, "tictactoe", 1, {"step": np.int64(5), "loss": np.float32(0.5)}
+    )
     _, metadata = load_model(tmp_path / "m.pt", expected_game="tictactoe")
     assert metadata.extra == {"step": 5, "loss": 0.5} and type(metadata.extra["step"]) is int
 

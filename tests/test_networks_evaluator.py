@@ -100,11 +100,23 @@ def test_empty_batch_and_float64_observations():
 @pytest.mark.parametrize(
     ("observations", "legal", "pattern"),
     [
-        (np.zeros((2, 2, 6, 7), np.float32), np.ones((2, 9), bool), r"observations: expected shape \[B, 2, 3, 3\], got \[2, 2, 6, 7\]"),
-        (np.zeros((2, 2, 3, 3), np.float32), np.ones((3, 9), bool), r"legal_mask: expected shape \[2, 9\], got \[3, 9\]"),
+        (
+            np.zeros((2, 2, 6, 7), np.float32),
+            np.ones((2, 9), bool),
+            r"observations: expected shape \[B, 2, 3, 3\], got \[2, 2, 6, 7\]",
+        ),
+        (
+            np.zeros((2, 2, 3, 3), np.float32),
+            np.ones((3, 9), bool),
+            r"legal_mask: expected shape \[2, 9\], got \[3, 9\]",
+        ),
         (np.zeros((2, 2, 3, 3), np.float32), np.ones((2, 9), np.int8), "legal_mask: expected dtype bool"),
         (torch.zeros(2, 2, 3, 3), np.ones((2, 9), bool), "observations: expected a numpy array, got Tensor"),
-        (np.zeros((2, 2, 3, 3), np.float32), [[True] * 9] * 2, "legal_mask: expected a numpy array, got list"),
+        (
+            np.zeros((2, 2, 3, 3), np.float32),
+            [[True] * 9] * 2,
+            "legal_mask: expected a numpy array, got list",
+        ),
     ],
 )
 def test_evaluate_validates_inputs(observations, legal, pattern):
@@ -149,7 +161,9 @@ def test_set_weights_names_the_mismatch():
     with pytest.raises(ValueError, match=r"unexpected keys \['surplus'\]"):
         evaluator.set_weights({**weights, "surplus": torch.zeros(1)})
     other = build_network(config.replace(channels=16), *CONNECT4).state_dict()
-    with pytest.raises(ValueError, match=r"state_dict\['stem.0.weight'\]: expected shape \[8, 2, 3, 3\], got \[16, 2, 3, 3\]"):
+    with pytest.raises(
+        ValueError, match=r"state_dict\['stem.0.weight'\]: expected shape \[8, 2, 3, 3\], got \[16, 2, 3, 3\]"
+    ):
         evaluator.set_weights(other)
     with pytest.raises(ValueError, match="expected a mapping"):
         evaluator.set_weights([1, 2])
@@ -215,7 +229,9 @@ def test_cuda_bf16_matches_float32_within_bf16_precision():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None, reason="inductor needs a C compiler")
+@pytest.mark.skipif(
+    shutil.which("cc") is None and shutil.which("gcc") is None, reason="inductor needs a C compiler"
+)
 def test_compiled_model_matches_and_sees_new_weights():
     torch.manual_seed(0)
     config = NetworkConfig(kind="mlp", mlp_hidden=(16,))

@@ -7,8 +7,8 @@ import torch
 
 from networks import build_network
 from networks.config import NetworkConfig
-from networks.model_utils import count_parameters
 from networks.mlp import MLP
+from networks.model_utils import count_parameters
 from networks.resnet import ResNet
 
 TICTACTOE = ((2, 3, 3), 9)

@@ -30,7 +30,9 @@ def test_c3_mask_with_minus_infinity_not_by_multiplying():
     probs = masked_softmax(logits, legal)
     torch.testing.assert_close(probs, expected, atol=1e-4, rtol=0)
     assert probs[1].item() == 0.0
-    np.testing.assert_allclose(masked_softmax_numpy(logits.numpy(), legal.numpy()), expected.numpy(), atol=1e-4)
+    np.testing.assert_allclose(
+        masked_softmax_numpy(logits.numpy(), legal.numpy()), expected.numpy(), atol=1e-4
+    )
     # Multiplying the logits by the mask leaves mass on the illegal action: the bug C3 describes.
     wrong = torch.softmax(logits * legal, dim=-1)
     assert wrong[1].item() == pytest.approx(0.0996, abs=1e-4)
