@@ -106,6 +106,25 @@ class Tree:
         visits = self.node_visits[rows[:, None], np.maximum(children, 0)]
         return np.where(children != UNVISITED, visits, 0).astype(np.int32)
 
+    def take(self, rows: np.ndarray) -> Tree:
+        """The trees of ``rows`` (``[B']`` int indices or ``[B]`` bool mask), copied: a ``[B', ...]`` tree.
+
+        Use it to drop finished games from a batch before reusing the others' subtrees.
+
+        Raises:
+            ValueError: if an index is out of range or a bool mask has the wrong length.
+        """
+        rows = np.asarray(rows)
+        if rows.dtype == np.bool_:
+            if rows.shape != (self.batch_size,):
+                raise ValueError(f"expected a bool mask of shape [{self.batch_size}], got {rows.shape}")
+            rows = np.flatnonzero(rows)
+        if rows.ndim != 1 or not np.issubdtype(rows.dtype, np.integer):
+            raise ValueError(f"expected [B'] integer row indices, got {rows.dtype} of shape {rows.shape}")
+        if np.any((rows < 0) | (rows >= self.batch_size)):
+            raise ValueError(f"expected row indices in [0, {self.batch_size}), got {rows.tolist()}")
+        return Tree(**{name: getattr(self, name)[rows].copy() for name in self.__dataclass_fields__})
+
     def depths(self) -> np.ndarray:
         """Depth (edges from the root) of every used node: ``[B, N]`` int32, -1 for unused slots."""
         depth = np.full(self.parents.shape, -1, dtype=np.int32)

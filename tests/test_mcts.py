@@ -22,6 +22,7 @@ from mcts import (
     select_actions,
     state_evaluator,
     uniform_evaluator,
+    uniform_state_evaluator,
 )
 
 TICTACTOE = games.make("tictactoe")
@@ -341,6 +342,33 @@ def test_f4_without_reuse_every_search_starts_empty():
     assert second.tree.node_visits[0, ROOT_INDEX] == 26
     assert second.visit_counts[0].sum() == 25
     np.testing.assert_array_equal(first.visit_counts, second.visit_counts)
+
+
+def test_f4_reuse_after_dropping_finished_games():
+    states = board(P1, P6, ". . . / . . . / . . .")
+    rng = np.random.default_rng(2)
+    out = run_puct(TICTACTOE, states, uniform_evaluator, no_noise(50), rng, False)
+    actions = select_actions(out.visit_counts, 0.0, rng)
+    assert actions[0] == 2  # P1 ends with X's win; the other two games go on
+    next_states = TICTACTOE.step(states, actions)
+    live = ~TICTACTOE.terminal(next_states)
+    assert live.tolist() == [False, True, True]
+    kept = reroot(out.tree, actions).take(live)
+    assert kept.batch_size == 2
+    again = run_puct(TICTACTOE, next_states[live], uniform_evaluator, no_noise(10), rng, False, tree=kept)
+    np.testing.assert_array_equal(again.tree.node_states[:, ROOT_INDEX], next_states[live])
+    with pytest.raises(ValueError, match="row indices"):
+        out.tree.take(np.array([3]))
+    with pytest.raises(ValueError, match="bool mask"):
+        out.tree.take(np.array([True, False]))
+
+
+def test_state_and_observation_zero_nets_build_the_same_tree():
+    states = board(P2, P6)
+    a = run_puct(TICTACTOE, states, uniform_evaluator, no_noise(40), np.random.default_rng(0), False)
+    b = run_puct(TICTACTOE, states, uniform_state_evaluator, no_noise(40), np.random.default_rng(0), False)
+    np.testing.assert_array_equal(a.tree.children_index, b.tree.children_index)
+    np.testing.assert_array_equal(a.tree.node_value_sum, b.tree.node_value_sum)
 
 
 def test_reuse_rejects_a_tree_for_other_roots():
