@@ -1,0 +1,1 @@
+"""Arena: players (baselines, network + MCTS, human), matches, Elo, gating, perfect-play accuracy."""

@@ -1,0 +1,342 @@
+"""Baseline players, one interface, and the smallest match runner.
+
+A player is anything with a ``name``, a seeded ``rng`` (``numpy.random.Generator``) and
+``select_action(game, state) -> int`` that returns a legal action for the player to move in the
+single-state tuple ``state`` (the seed's six-function representation, ``games.base``). Every random
+choice a player makes comes from its ``rng``, so a match is reproducible.
+
+Baselines (issue 2, part 5): ``RandomPlayer``, ``MinimaxPlayer`` (perfect, for tic-tac-toe-sized
+games), ``AlphaBetaPlayer`` (depth and/or time limit) and ``UCTPlayer`` (UCT with random rollouts,
+``mcts.uct``; plays the most visited root child, seed section 8).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from games.base import NO_WINNER, Game
+from search.alphabeta import ALL_ORDERING, AlphaBeta, MoveOrdering, SearchResult
+from search.minimax import EvaluateFn, Minimax, NoisyActionsFn
+
+
+@runtime_checkable
+class Player(Protocol):
+    """The player interface: ``select_action(game, state) -> action`` with a seeded ``rng``."""
+
+    name: str
+    rng: np.random.Generator
+
+    def select_action(self, game: Game, state: tuple) -> int:
+        """A legal action for the player to move in the non-terminal ``state``."""
+        ...
+
+
+def make_rng(rng: np.random.Generator | int) -> np.random.Generator:
+    """A generator from a seed (int) or a generator (returned as is).
+
+    Raises:
+        ValueError: for anything else (``None`` included: every player is seeded).
+    """
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        return np.random.default_rng(int(rng))
+    raise ValueError(f"expected a numpy.random.Generator or an int seed, got {rng!r}")
+
+
+def _legal_actions(game: Game, state: tuple) -> list[int]:
+    actions = game.actions(state)
+    if not actions:
+        raise ValueError(f"{game.name}: expected a non-terminal state, got a finished one: {state}")
+    return actions
+
+
+class RandomPlayer:
+    """Plays a uniformly random legal action.
+
+    Raises (``select_action``):
+        ValueError: if ``state`` is terminal.
+    """
+
+    def __init__(self, rng: np.random.Generator | int = 0, name: str = "random") -> None:
+        self.rng = make_rng(rng)
+        self.name = name
+
+    def select_action(self, game: Game, state: tuple) -> int:
+        actions = _legal_actions(game, state)
+        return int(actions[self.rng.integers(len(actions))])
+
+
+class MinimaxPlayer:
+    """Perfect play by exhaustive minimax with a transposition table (``search.minimax``).
+
+    Only practical for tic-tac-toe-sized games (the tic-tac-toe table holds 5,478 positions and is
+    kept across moves and games). Among the actions with the best game-theoretic value, the choice
+    is uniform with the player's ``rng`` (``tie_break="random"``, the default) or the lowest action
+    index (``tie_break="lowest"``). It never moves from a won position to a drawn or lost one, nor
+    from a drawn one to a lost one; it does not prefer faster wins.
+
+    Raises:
+        ValueError: for an unknown ``tie_break``; from ``select_action``, if ``state`` is terminal.
+    """
+
+    TIE_BREAKS = ("random", "lowest")
+
+    def __init__(
+        self, rng: np.random.Generator | int = 0, tie_break: str = "random", name: str = "minimax"
+    ) -> None:
+        if tie_break not in self.TIE_BREAKS:
+            raise ValueError(f"expected tie_break in {self.TIE_BREAKS}, got {tie_break!r}")
+        self.rng = make_rng(rng)
+        self.tie_break = tie_break
+        self.name = name
+        self._searches: dict[str, Minimax] = {}
+
+    def select_action(self, game: Game, state: tuple) -> int:
+        _legal_actions(game, state)
+        search = self._searches.get(game.name)
+        if search is None:
+            search = self._searches[game.name] = Minimax(game)
+        best = search.best_actions(state)
+        if self.tie_break == "lowest" or len(best) == 1:
+            return best[0]
+        return int(best[self.rng.integers(len(best))])
+
+
+class AlphaBetaPlayer:
+    """Alpha-beta search (``search.alphabeta``) to a fixed depth, under a time limit, or both.
+
+    * ``depth`` only: one fixed-depth search of ``depth`` plies per move;
+    * ``time_limit`` only: iterative deepening for ``time_limit`` seconds per move (depth 1 always
+      completes, so the move is never missing);
+    * both: iterative deepening stopped at ``depth`` plies or ``time_limit`` seconds.
+
+    The evaluation defaults to ``search.alphabeta.default_evaluate_fn`` (Connect Four's heuristic).
+    Ties between equally scored root actions go to the first one searched, so the player is
+    deterministic and ``rng`` is not used. ``last_result`` holds the last ``SearchResult``.
+
+    Raises:
+        ValueError: if neither limit is given, ``depth`` < 1 or ``time_limit`` < 0; from
+            ``select_action``, if ``state`` is terminal.
+    """
+
+    def __init__(
+        self,
+        depth: int | None = None,
+        time_limit: float | None = None,
+        rng: np.random.Generator | int = 0,
+        evaluate_fn: EvaluateFn | None = None,
+        ordering: MoveOrdering = ALL_ORDERING,
+        noisy_actions_fn: NoisyActionsFn | None = None,
+        name: str | None = None,
+    ) -> None:
+        if depth is None and time_limit is None:
+            raise ValueError("expected a depth (plies) or a time_limit (seconds), got neither")
+        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+            raise ValueError(f"depth must be an integer >= 1 ply, got {depth!r}")
+        if time_limit is not None and not time_limit >= 0:
+            raise ValueError(f"time_limit must be >= 0 seconds, got {time_limit}")
+        self.depth = depth
+        self.time_limit = time_limit
+        self.rng = make_rng(rng)
+        self._options = {
+            "evaluate_fn": evaluate_fn,
+            "ordering": ordering,
+            "noisy_actions_fn": noisy_actions_fn,
+        }
+        if name is None:
+            limits = ([f"depth={depth}"] if depth is not None else []) + (
+                [f"time={time_limit:g}s"] if time_limit is not None else []
+            )
+            name = f"alphabeta({','.join(limits)})"
+        self.name = name
+        self.last_result: SearchResult | None = None
+        self._searches: dict[str, AlphaBeta] = {}
+
+    def select_action(self, game: Game, state: tuple) -> int:
+        _legal_actions(game, state)
+        search = self._searches.get(game.name)
+        if search is None:
+            search = self._searches[game.name] = AlphaBeta(game, **self._options)
+        if self.time_limit is None:
+            self.last_result = search.search(state, self.depth)
+        else:
+            self.last_result = search.iterative_deepening(state, self.time_limit, self.depth)
+        return self.last_result.action
+
+
+class UCTPlayer:
+    """UCT with random rollouts (``mcts.uct.uct_search``): plays the most visited root child.
+
+    Args:
+        num_simulations: simulations per move, >= 1.
+        c: UCB1 exploration constant on results scaled to ``[0, 1]``, >= 0 (about sqrt(2)).
+
+    Raises:
+        ValueError: if ``num_simulations`` < 1 or ``c`` < 0; from ``select_action``, if ``state``
+            is terminal.
+    """
+
+    def __init__(
+        self,
+        num_simulations: int = 1000,
+        c: float = 1.4,
+        rng: np.random.Generator | int = 0,
+        name: str | None = None,
+    ) -> None:
+        if isinstance(num_simulations, bool) or not isinstance(num_simulations, int) or num_simulations < 1:
+            raise ValueError(f"num_simulations must be an integer >= 1, got {num_simulations!r}")
+        if not c >= 0:
+            raise ValueError(f"c must be >= 0, got {c}")
+        self.num_simulations = num_simulations
+        self.c = c
+        self.rng = make_rng(rng)
+        self.name = name if name is not None else f"uct({num_simulations})"
+
+    def select_action(self, game: Game, state: tuple) -> int:
+        from mcts.uct import uct_search  # imported here: mcts is only needed by this player
+
+        _legal_actions(game, state)
+        row = np.asarray(state, dtype=np.int64)
+        action, _ = uct_search(game, row, self.num_simulations, self.rng, self.c)
+        return int(action)
+
+
+#: player kinds by their arena name
+PLAYER_KINDS = {
+    "random": RandomPlayer,
+    "minimax": MinimaxPlayer,
+    "alphabeta": AlphaBetaPlayer,
+    "uct": UCTPlayer,
+}
+
+
+def make_player(kind: str, **options) -> Player:
+    """A baseline player by kind (``"random"``, ``"minimax"``, ``"alphabeta"``, ``"uct"``).
+
+    Raises:
+        ValueError: for an unknown kind (the message lists the known ones), and as the player.
+    """
+    if kind not in PLAYER_KINDS:
+        raise ValueError(f"unknown player {kind!r}; expected one of {sorted(PLAYER_KINDS)}")
+    return PLAYER_KINDS[kind](**options)
+
+
+# ------------------------------------------------------------------------------------ matches
+def play_game(game: Game, player_0: Player, player_1: Player) -> tuple[int, list[int]]:
+    """Play one game from the start position; ``player_0`` moves first.
+
+    Returns:
+        ``(winner, actions)``: ``winner`` is 0 or 1 (the winning player's index) or
+        ``NO_WINNER`` (-1) for a draw; ``actions`` lists the moves played, in order.
+
+    Raises:
+        ValueError: if a player returns an illegal action (naming the player and the action).
+    """
+    players = (player_0, player_1)
+    state = game.initial_state()
+    actions: list[int] = []
+    while not game.terminal_test(state):
+        mover = game.player(state)
+        action = players[mover].select_action(game, state)
+        legal = game.actions(state)
+        if action not in legal:
+            raise ValueError(
+                f"{players[mover].name} (player {mover}) chose illegal action {action!r}; "
+                f"expected one of {legal}"
+            )
+        actions.append(int(action))
+        state = game.result(state, action)
+    utility = game.utility(state, 0)
+    winner = 0 if utility > 0 else 1 if utility < 0 else NO_WINNER
+    return winner, actions
+
+
+@dataclass
+class Record:
+    """Wins, draws and losses of one player over some games."""
+
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+
+@dataclass
+class MatchResult:
+    """Outcome of ``play_match`` from player A's side.
+
+    Attributes:
+        player_a, player_b: the players' names.
+        as_first: A's record in the games where A moved first.
+        as_second: A's record in the games where A moved second.
+    """
+
+    player_a: str
+    player_b: str
+    as_first: Record
+    as_second: Record
+
+    @property
+    def wins(self) -> int:
+        return self.as_first.wins + self.as_second.wins
+
+    @property
+    def draws(self) -> int:
+        return self.as_first.draws + self.as_second.draws
+
+    @property
+    def losses(self) -> int:
+        return self.as_first.losses + self.as_second.losses
+
+    @property
+    def num_games(self) -> int:
+        return self.as_first.games + self.as_second.games
+
+    @property
+    def score(self) -> float:
+        """A's score per game in ``[0, 1]``: (wins + draws / 2) / games."""
+        return (self.wins + 0.5 * self.draws) / self.num_games
+
+
+def play_match(
+    game: Game, player_a: Player, player_b: Player, num_games: int, seed: int | None = None
+) -> MatchResult:
+    """Play ``num_games`` games between A and B, colours alternated: A moves first in games 0, 2, ...
+
+    Args:
+        num_games: >= 1.
+        seed: if given, both players' ``rng`` are replaced first by independent generators
+            spawned from ``numpy.random.SeedSequence(seed)`` (A gets the first), so the match is
+            reproducible whatever the players' earlier use; if None their generators are used as
+            they are.
+
+    Raises:
+        ValueError: if ``num_games`` < 1, and as ``play_game``.
+    """
+    if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
+        raise ValueError(f"num_games must be an integer >= 1, got {num_games!r}")
+    if seed is not None:
+        seed_a, seed_b = np.random.SeedSequence(seed).spawn(2)
+        player_a.rng = np.random.default_rng(seed_a)
+        player_b.rng = np.random.default_rng(seed_b)
+    result = MatchResult(player_a.name, player_b.name, Record(), Record())
+    for index in range(num_games):
+        a_first = index % 2 == 0
+        first, second = (player_a, player_b) if a_first else (player_b, player_a)
+        winner, _ = play_game(game, first, second)
+        record = result.as_first if a_first else result.as_second
+        a_index = 0 if a_first else 1
+        if winner == NO_WINNER:
+            record.draws += 1
+        elif winner == a_index:
+            record.wins += 1
+        else:
+            record.losses += 1
+    return result
