@@ -186,3 +186,84 @@ def visit_policy(visit_counts: np.ndarray) -> np.ndarray:
     if np.any(total <= 0):
         raise ValueError("every row needs at least one visit")
     return (counts / total).astype(np.float32)
+
+
+def completed_q_policy(
+    priors: np.ndarray,
+    legal_mask: np.ndarray,
+    q_values: np.ndarray,
+    visit_counts: np.ndarray,
+    raw_values: np.ndarray,
+    c_visit: float = 50.0,
+    c_scale: float = 0.1,
+) -> np.ndarray:
+    """Improved policy target ``softmax(log P + sigma(completed Q))`` over legal actions.
+
+    Source: Danihelka et al. 2022, "Policy improvement by planning with Gumbel" (ICLR), eq. 11
+    and appendix D, as implemented in mctx ``qtransform_completed_by_mix_value``:
+
+    * unvisited actions get the *mixed value*
+      ``(v_hat + sum_b N(b) * sum_{N(a)>0} P(a) Q(a) / sum_{N(a)>0} P(a)) / (1 + sum_b N(b))``
+      where ``v_hat`` is the evaluator's value of the root;
+    * completed Q is rescaled to ``[0, 1]`` by its min and max over legal actions;
+    * ``sigma(q) = (c_visit + max_b N(b)) * c_scale * q``.
+
+    Args:
+        priors: ``[B, A]`` masked root priors (before noise), 0 on illegal actions.
+        legal_mask: ``[B, A]`` bool, True = legal; every row needs a legal action.
+        q_values: ``[B, A]`` Q from the root player's view, NaN (or anything) where unvisited.
+        visit_counts: ``[B, A]`` root children visits.
+        raw_values: ``[B]`` the evaluator's value of each root (root player's view).
+        c_visit: ``c_visit`` of the paper (mctx ``maxvisit_init``), >= 0.
+        c_scale: ``c_scale`` of the paper (mctx ``value_scale``), >= 0.
+
+    Returns:
+        ``[B, A]`` float32: exactly 0 on illegal actions, finite, rows sum to 1 (CASES C4).
+
+    Raises:
+        ValueError: if shapes disagree, a row has no legal action, or a constant is negative.
+    """
+    legal = np.asarray(legal_mask, dtype=bool)
+    shape = legal.shape
+    arrays = {"priors": priors, "q_values": q_values, "visit_counts": visit_counts}
+    for name, array in arrays.items():
+        if np.shape(array) != shape:
+            raise ValueError(f"expected {name} of shape {shape}, got {np.shape(array)}")
+    if np.shape(raw_values) != shape[:1]:
+        raise ValueError(f"expected raw_values of shape {shape[:1]}, got {np.shape(raw_values)}")
+    if not legal.any(axis=1).all():
+        raise ValueError(f"rows {np.flatnonzero(~legal.any(axis=1)).tolist()} have no legal action")
+    if c_visit < 0 or c_scale < 0:
+        raise ValueError(f"expected c_visit and c_scale >= 0, got {c_visit} and {c_scale}")
+    p = np.where(legal, np.asarray(priors, dtype=np.float64), 0.0)
+    n = np.asarray(visit_counts, dtype=np.float64)
+    visited = legal & (n > 0)
+    q = np.where(visited, np.nan_to_num(np.asarray(q_values, dtype=np.float64)), 0.0)
+    total_visits = n.sum(axis=1)
+    safe_p = np.maximum(p, np.finfo(np.float32).tiny)
+    visited_mass = np.where(visited, safe_p, 0.0).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        weighted_q = np.where(visited_mass > 0, np.where(visited, safe_p * q, 0.0).sum(axis=1) / visited_mass, 0.0)
+    mixed = (np.asarray(raw_values, dtype=np.float64) + total_visits * weighted_q) / (total_visits + 1.0)
+    completed = np.where(visited, q, mixed[:, None])
+    low = np.where(legal, completed, np.inf).min(axis=1, keepdims=True)
+    high = np.where(legal, completed, -np.inf).max(axis=1, keepdims=True)
+    rescaled = (completed - low) / np.maximum(high - low, 1e-8)
+    sigma = (c_visit + n.max(axis=1, keepdims=True)) * c_scale * rescaled
+    with np.errstate(divide="ignore"):
+        logits = np.where(legal, np.log(safe_p) + sigma, -np.inf)
+    logits = logits - logits.max(axis=1, keepdims=True)
+    weights = np.exp(logits)
+    return (weights / weights.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def improved_policy(output, c_visit: float = 50.0, c_scale: float = 0.1) -> np.ndarray:
+    """``completed_q_policy`` of a ``SearchOutput`` (raw root priors, root evaluator values).
+
+    Returns ``[B, A]`` float32. Raises ValueError as ``completed_q_policy``.
+    """
+    tree = output.tree
+    return completed_q_policy(
+        output.root_raw_priors, tree.children_legal[:, 0], output.q_values, output.visit_counts,
+        tree.node_raw_value[:, 0], c_visit, c_scale,
+    )

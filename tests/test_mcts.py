@@ -16,6 +16,8 @@ from mcts import (
     UNVISITED,
     PUCTConfig,
     add_dirichlet_noise,
+    completed_q_policy,
+    improved_policy,
     mask_priors,
     reroot,
     run_puct,
@@ -174,8 +176,33 @@ def test_c1_mask_priors_degenerate_rows():
     assert masked[2, 1] == 0.0
 
 
-def test_c4_improved_policy_target():
-    pytest.skip("no improved-policy (Gumbel) target is built yet; the target is the visit distribution")
+@pytest.mark.parametrize("num_simulations", [1, 3, 50])
+def test_c4_improved_policy_target_on_p6(num_simulations):
+    states = board(P6)
+    out = run_puct(TICTACTOE, states, hashed_evaluator, no_noise(num_simulations), np.random.default_rng(0), False)
+    policy = improved_policy(out)
+    legal = TICTACTOE.legal_mask(states)
+    assert policy.dtype == np.float32
+    assert np.all(policy[~legal] == 0.0)
+    assert np.all(np.isfinite(policy))
+    np.testing.assert_allclose(policy.sum(axis=1), 1.0, rtol=1e-6)
+
+
+def test_c4_completed_q_policy_by_hand():
+    # Visited: action 0 (N=2, Q=1). Unvisited legal action 1 gets the mixed value
+    # (0 + 2 * 1) / 3 = 2/3; rescaled completed Q = [1, 0]; sigma = (50 + 2) * 0.1 * [1, 0].
+    policy = completed_q_policy(
+        priors=np.array([[0.5, 0.5, 0.0]]), legal_mask=np.array([[True, True, False]]),
+        q_values=np.array([[1.0, np.nan, np.nan]]), visit_counts=np.array([[2, 0, 0]]),
+        raw_values=np.array([0.0]),
+    )
+    expected = 1.0 / (1.0 + np.exp(-5.2))
+    np.testing.assert_allclose(policy[0], [expected, 1.0 - expected, 0.0], rtol=1e-6)
+    assert policy[0, 2] == 0.0
+    with pytest.raises(ValueError, match="q_values"):
+        completed_q_policy(np.ones((1, 3)), np.ones((1, 3), bool), np.ones((1, 2)), np.ones((1, 3)), np.zeros(1))
+    with pytest.raises(ValueError, match="no legal"):
+        completed_q_policy(np.ones((1, 3)), np.zeros((1, 3), bool), np.ones((1, 3)), np.ones((1, 3)), np.zeros(1))
 
 
 # --------------------------------------------------------------------------- D. noise
