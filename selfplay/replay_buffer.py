@@ -55,6 +55,9 @@ BUFFER_FORMAT_VERSION = 1
 TRAIN = "train"
 VALIDATION = "validation"
 
+#: Per-position arrays stored for each split.
+_FIELDS = ("observations", "legal_masks", "policies", "values", "game_ids")
+
 
 @dataclass(frozen=True)
 class WindowGrowth:
@@ -428,11 +431,24 @@ class ReplayBuffer:
         """Restore from :meth:`state_dict` output (or :meth:`save` contents).
 
         The buffer's own capacities apply: if they are smaller than the saved contents, the newest
-        positions are kept. The window growth and sampling settings are this object's.
+        positions are kept. The window growth and sampling settings are this object's. Everything
+        is checked (:meth:`check_state_dict`) before anything changes.
+
+        Raises:
+            ValueError: as :meth:`check_state_dict`.
+        """
+        splits = self.check_state_dict(state)
+        for split, ring in ((TRAIN, self._train), (VALIDATION, self._validation)):
+            ring.restore(splits[split], state[f"{split}_games_added"], state[f"{split}_positions_added"])
+        self.rng.bit_generator.state = state["rng_state"]
+
+    def check_state_dict(self, state: dict) -> dict[str, dict[str, np.ndarray]]:
+        """Check that ``state`` fits this buffer; returns its arrays per split, unchanged.
 
         Raises:
             ValueError: naming the field, for another game or game version, another observation
-                shape or action count, another validation split, or missing keys.
+                shape or action count, another validation split, wrongly shaped arrays, or missing
+                keys.
         """
         required = {
             "format", "format_version", "game_name", "game_version", "observation_shape", "num_actions",
@@ -440,7 +456,7 @@ class ReplayBuffer:
             "validation_positions_added", "rng_state",
         }
         for split in (TRAIN, VALIDATION):
-            for name in ("observations", "legal_masks", "policies", "values", "game_ids"):
+            for name in _FIELDS:
                 required.add(f"{split}/{name}")
         missing = sorted(required - set(state))
         if missing:
@@ -463,10 +479,13 @@ class ReplayBuffer:
                 actual = [int(v) for v in actual]
             if actual != value:
                 raise ValueError(f"replay buffer state: {key} expected {value!r}, got {actual!r}")
-        for split, ring in ((TRAIN, self._train), (VALIDATION, self._validation)):
-            arrays = {name: np.asarray(state[f"{split}/{name}"]) for name in (
-                "observations", "legal_masks", "policies", "values", "game_ids")}
-            count = arrays["values"].shape[0]
+        rng_kind = type(self.rng.bit_generator).__name__
+        if not isinstance(state["rng_state"], dict) or state["rng_state"].get("bit_generator") != rng_kind:
+            raise ValueError(f"replay buffer state: rng_state expected a {rng_kind} state, got {state['rng_state']!r}")
+        splits = {}
+        for split in (TRAIN, VALIDATION):
+            arrays = {name: np.asarray(state[f"{split}/{name}"]) for name in _FIELDS}
+            count = arrays["values"].shape[0] if arrays["values"].ndim == 1 else -1
             shapes = {
                 "observations": (count, *self.game.observation_shape),
                 "legal_masks": (count, self.game.num_actions),
@@ -480,12 +499,8 @@ class ReplayBuffer:
                         f"replay buffer state: {split}/{name} expected shape {list(shape)}, "
                         f"got {list(arrays[name].shape)}"
                     )
-            ring.restore(
-                arrays,
-                state[f"{split}_games_added"],
-                state[f"{split}_positions_added"],
-            )
-        self.rng.bit_generator.state = state["rng_state"]
+            splits[split] = arrays
+        return splits
 
     def save(self, path: str | os.PathLike) -> Path:
         """Write :meth:`state_dict` atomically to ``path`` as an ``.npz`` file (no pickle).

@@ -14,6 +14,15 @@ from trainer.losses import alphazero_loss
 TICTACTOE = games.make("tictactoe")
 
 
+@pytest.fixture(autouse=True)
+def _one_torch_thread():
+    """Tiny networks run faster on one thread than on cores shared with other processes."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 def _p6_mask() -> torch.Tensor:
     """P6 `X O X / . O . / . X .`, O to move: legal 3, 5, 6, 8."""
     state = np.array([TICTACTOE.state_from_board("X O X / . O . / . X .")], dtype=np.int64)

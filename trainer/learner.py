@@ -412,6 +412,13 @@ class Learner:
         for key in ("steps", "samples_trained", "num_skipped", "consecutive_skips"):
             if key not in counters:
                 raise ValueError(f"learner state: counters missing key {key!r}")
+        saved_groups = state["optimizer"].get("param_groups", []) if isinstance(state["optimizer"], Mapping) else []
+        own_sizes = [len(group["params"]) for group in self.optimizer.param_groups]
+        saved_sizes = [len(group.get("params", [])) for group in saved_groups]
+        if saved_sizes != own_sizes:
+            raise ValueError(
+                f"learner state: optimizer parameter groups hold {saved_sizes} parameters, expected {own_sizes}"
+            )
         self.model.load_state_dict(model_state, strict=True)
         self.optimizer.load_state_dict(state["optimizer"])
         # the saved param groups carry the old hyperparameters; this object's settings win
