@@ -75,6 +75,19 @@ def format_score(score: int) -> str:
     return str(score)
 
 
+def pons_plies(pons_score: int, ply: int) -> str:
+    """Pons' score as a result in plies from the position ("win in n", "loss in n", "draw").
+
+    Pons ("Solving Connect 4", part 2): score ``s > 0`` means the player to move wins with their
+    ``(22 - s)``-th stone; ``s < 0``, the opponent wins with their ``(22 + s)``-th stone.
+    """
+    if pons_score > 0:
+        return f"win in {2 * (22 - pons_score - ply // 2) - 1}"
+    if pons_score < 0:
+        return f"loss in {2 * (22 + pons_score - (ply + 1) // 2)}"
+    return "draw"
+
+
 def markdown(report: dict) -> str:
     lines = [
         "# Exercise 1: alpha-beta on Connect Four, with and without move ordering",
@@ -90,7 +103,7 @@ def markdown(report: dict) -> str:
         ),
         "",
         (
-            "| position | moves | ply | Pons score | depth ordered | depth unordered | nodes ordered | "
+            "| position | moves | ply | solved (Pons) | depth ordered | depth unordered | nodes ordered | "
             "nodes unordered | d | nodes to d ordered | nodes to d unordered | ratio | move (score) ordered | "
             "move (score) unordered |"
         ),
@@ -98,7 +111,7 @@ def markdown(report: dict) -> str:
     ]
     for row in report["positions"]:
         o, u = row["ordered"], row["unordered"]
-        pons = "" if row["pons_score"] is None else str(row["pons_score"])
+        pons = row["solved"] or ""
         lines.append(
             f"| {row['label']} | `{row['moves'] or '(none)'}` | {row['ply']} | {pons} | "
             f"{o['depth_completed']} | {u['depth_completed']} | {o['nodes']:,} | {u['nodes']:,} | "
@@ -110,8 +123,8 @@ def markdown(report: dict) -> str:
         "",
         (
             "Columns are 1-based as in move strings. Scores are for the player to move, in evaluation "
-            "points; a proven result is shown as a win or loss in n plies. Pons' score is the exact "
-            "solver score of the test set (positive: the player to move wins)."
+            "points; a proven result is shown as a win or loss in n plies. *Solved (Pons)*: the exact "
+            "result from the test set's solver score, for comparison with the proven results."
         ),
         "",
     ]
@@ -151,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
                 "moves": moves,
                 "ply": len(moves),
                 "pons_score": pons_score,
+                "solved": None if pons_score is None else pons_plies(pons_score, len(moves)),
                 "ordered": describe(ordered),
                 "unordered": describe(unordered),
                 "common_depth": common,
