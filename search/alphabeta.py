@@ -3,8 +3,10 @@
 Sources:
 
 * alpha-beta pruning and the negamax formulation: Knuth & Moore, "An analysis of alpha-beta
-  pruning", *Artificial Intelligence* 6 (1975); Russell & Norvig, AIMA chapter 5, section 5.3;
-* transposition table, iterative deepening, quiescence search: AIMA sections 5.3.2 and 5.4;
+  pruning", *Artificial Intelligence* 6 (1975); Russell & Norvig, *Artificial Intelligence: A
+  Modern Approach* (AIMA), 3rd ed., section 5.3 (ALPHA-BETA-SEARCH);
+* transposition table and iterative deepening: AIMA 3rd ed., section 5.3.1 (move ordering);
+  quiescence search: section 5.4.2 (cutting off search);
 * killer moves: Akl & Newborn, "The principal continuation and the killer heuristic", ACM '77
   (1977);
 * history heuristic: Schaeffer, "The history heuristic and alpha-beta search enhancements in

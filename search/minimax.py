@@ -1,9 +1,9 @@
 """Minimax in negamax form on the seed's six single-state functions.
 
-Source: Russell & Norvig, *Artificial Intelligence: A Modern Approach* (AIMA), 3rd/4th ed.,
-chapter 5, "MINIMAX-DECISION" (section 5.2), written in the negamax form of Knuth & Moore (1975,
-"An analysis of alpha-beta pruning", section 2): the value of a state is for the player to move
-there, and a child's value is negated once per ply.
+Source: Russell & Norvig, *Artificial Intelligence: A Modern Approach* (AIMA), 3rd ed.,
+chapter 5, MINIMAX-DECISION (section 5.2), written in the negamax form of Knuth & Moore (1975,
+"An analysis of alpha-beta pruning", *Artificial Intelligence* 6): the value of a state is for
+the player to move there, and a child's value is negated once per ply.
 
 Two families live here:
 
