@@ -511,13 +511,7 @@ class ReplayBuffer:
         Raises:
             FileNotFoundError: if the folder does not exist (the old file, if any, is untouched).
         """
-        from networks.atomic import atomic_write
-
-        state = self.state_dict()
-        arrays = {key: value for key, value in state.items() if isinstance(value, np.ndarray)}
-        meta = {key: value for key, value in state.items() if not isinstance(value, np.ndarray)}
-        arrays["meta_json"] = np.array(json.dumps(meta, sort_keys=True))
-        return atomic_write(path, lambda handle: np.savez(handle, **arrays))
+        return write_buffer_file(path, self.state_dict())
 
     def load(self, path: str | os.PathLike) -> None:
         """Restore the buffer from a file written by :meth:`save` (``allow_pickle=False``).
@@ -535,6 +529,31 @@ class ReplayBuffer:
             f"capacity_positions={self.capacity_positions}, games_added={self.games_added}, "
             f"positions_added={self.positions_added})"
         )
+
+
+def write_buffer_file(path: str | os.PathLike, state: dict) -> Path:
+    """Write a :meth:`ReplayBuffer.state_dict` atomically as ``.npz`` (arrays as entries, the rest as
+    one JSON string ``meta_json``); e.g. a state fetched from the buffer's Ray actor.
+
+    Returns:
+        The path written.
+
+    Raises:
+        ValueError: if ``state`` is not a buffer state (no ``format`` entry) or holds a value that is
+            neither a numpy array nor JSON-serialisable.
+        FileNotFoundError: if the folder does not exist (the old file, if any, is untouched).
+    """
+    from networks.atomic import atomic_write
+
+    if not isinstance(state, dict) or state.get("format") != BUFFER_FORMAT:
+        raise ValueError(f"state: expected a replay buffer state dict with format {BUFFER_FORMAT!r}")
+    arrays = {key: value for key, value in state.items() if isinstance(value, np.ndarray)}
+    meta = {key: value for key, value in state.items() if not isinstance(value, np.ndarray)}
+    try:
+        arrays["meta_json"] = np.array(json.dumps(meta, sort_keys=True, default=_json_default))
+    except TypeError as error:
+        raise ValueError(f"state: a non-array entry is not JSON-serialisable: {error}") from error
+    return atomic_write(path, lambda handle: np.savez(handle, **arrays))
 
 
 def read_buffer_file(path: str | os.PathLike) -> dict:

@@ -12,18 +12,19 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from test_replay_buffer import random_record
 
 import games
 from networks import NetworkConfig, build_network
 from networks.checkpoint import load_model
 from selfplay.replay_buffer import ReplayBuffer
-from test_replay_buffer import random_record
 from trainer.checkpoint import (
     Checkpoint,
     capture_rng_states,
     check_compatible,
     checkpoint_file,
     checkpoint_folder,
+    latest_checkpoint_path,
     list_checkpoints,
     load_checkpoint,
     load_latest_checkpoint,
@@ -442,3 +443,26 @@ def test_save_argument_validation(tmp_path):
         warnings.simplefilter("error")
         path = save_checkpoint(tmp_path, 1, run.learner, None, capture_rng_states(), {}, {}, "v", game=TICTACTOE)
     assert load_checkpoint(path).buffer_path is None
+
+
+def test_extra_and_a_buffer_state_from_an_actor(tmp_path):
+    run = started_run(steps=2)
+    assert latest_checkpoint_path(tmp_path) is None
+    best = run.learner.snapshot()
+    path = save_checkpoint(
+        tmp_path, 2, run.learner, run.buffer.state_dict(), None, {"games": 10}, {}, "v",
+        extra={"best_weights": best, "last_gate": "accepted 0.6"}, game=TICTACTOE,
+    )
+    assert latest_checkpoint_path(tmp_path) == path
+    checkpoint = load_latest_checkpoint(tmp_path)
+    assert checkpoint.extra["last_gate"] == "accepted 0.6"
+    for name, tensor in best.items():
+        assert torch.equal(checkpoint.extra["best_weights"][name], tensor)
+    state = checkpoint.buffer_state()
+    for key, value in run.buffer.state_dict().items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(state[key], value)
+        else:
+            assert state[key] == value, key
+    with pytest.raises(ValueError, match="expected a replay buffer state dict"):
+        save_checkpoint(tmp_path, 3, run.learner, {"not": "a buffer"}, None, {}, {}, "v", game=TICTACTOE)

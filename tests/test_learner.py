@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 import torch
+from test_replay_buffer import random_record
 
 import games
 from networks import NetworkConfig, build_network
 from selfplay.replay_buffer import ReplayBuffer
-from test_replay_buffer import random_record
 from trainer.learner import Learner, learning_rate_at, weights_hash
 
 TICTACTOE = games.make("tictactoe")

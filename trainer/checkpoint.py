@@ -21,6 +21,7 @@ loads with ``torch.load(weights_only=True, map_location="cpu")`` (CASES I4)::
         "code_version": str,
         "game": {"name": str, "version": int},
         "buffer_file": "buffer_00001200.npz" or None,
+        "extra": {...},                    # the caller's tensors and plain values (best weights...)
     }
 
 Atomicity (CASES I1). Each file goes to a temporary name in the same folder, is fsync-ed and
@@ -54,7 +55,7 @@ from games.base import Game
 from networks.atomic import atomic_write, atomic_write_text
 from networks.checkpoint import check_plain, model_payload
 from networks.config import NetworkConfig
-from selfplay.replay_buffer import ReplayBuffer, read_buffer_file
+from selfplay.replay_buffer import ReplayBuffer, read_buffer_file, write_buffer_file
 from trainer.learner import Learner
 
 CHECKPOINT_FORMAT = "tabula-rasa-checkpoint"
@@ -65,7 +66,7 @@ LATEST_FILE = "latest"
 #: Top-level keys of a checkpoint file.
 CHECKPOINT_KEYS = (
     "format", "format_version", "step", "model", "learner", "counters", "rng_states", "config",
-    "code_version", "game", "buffer_file",
+    "code_version", "game", "buffer_file", "extra",
 )
 
 _CHECKPOINT_NAME = re.compile(r"^ckpt_(\d{8,})\.pt$")
@@ -185,12 +186,13 @@ def save_checkpoint(
     run_dir: str | os.PathLike,
     step: int,
     learner: Learner,
-    buffer: ReplayBuffer | Callable[[Path], object] | None,
-    rng_states: Mapping,
+    buffer: ReplayBuffer | Mapping | Callable[[Path], object] | None,
+    rng_states: Mapping | None,
     counters: Mapping,
     config_dict: Mapping,
     code_version: str,
     *,
+    extra: Mapping | None = None,
     game: Game | None = None,
     network_config: NetworkConfig | None = None,
     keep_last: int = 3,
@@ -201,13 +203,16 @@ def save_checkpoint(
         run_dir: the run directory (``checkpoints/`` is created inside it).
         step: optimiser steps so far, >= 0 (names the files).
         learner: the :class:`~trainer.learner.Learner`; its weights must be finite.
-        buffer: a :class:`~selfplay.replay_buffer.ReplayBuffer`, or a function ``save_fn(path)``
-            that writes the buffer file atomically (e.g. a call into the buffer's Ray actor), or
-            ``None`` for no buffer file.
-        rng_states: from :func:`capture_rng_states` (plain values and tensors).
+        buffer: a :class:`~selfplay.replay_buffer.ReplayBuffer`, its ``state_dict()`` (e.g.
+            fetched from the buffer's Ray actor), a function ``save_fn(path)`` that writes the buffer
+            file atomically, or ``None`` for no buffer file.
+        rng_states: from :func:`capture_rng_states` (plain values and tensors); ``None`` captures
+            torch's generators only.
         counters: plain counters of the run (games, positions, model versions...).
         config_dict: the resolved configuration as plain values.
         code_version: e.g. the git commit.
+        extra: more tensors and plain values to keep (e.g. the best model's weights, the last
+            gating result); read back as :attr:`Checkpoint.extra`.
         game: the game; defaults to ``buffer.game``.
         network_config: defaults to ``learner.model.config``.
         keep_last: checkpoints kept after this one is written, >= 1.
@@ -217,8 +222,9 @@ def save_checkpoint(
 
     Raises:
         ValueError: for a negative step, ``keep_last`` < 1, non-finite weights (nothing is written;
-            CASES J1), a non-plain value in ``counters``/``config_dict``/``rng_states`` (its path is
-            named), or a missing game or network configuration.
+            CASES J1), a non-plain value in ``counters``/``config_dict``/``rng_states``/``extra``
+            (its path is named), a missing game or network configuration, or a buffer state dict
+            that is not one.
         Whatever writing raises (``OSError``...); the previous checkpoint is then intact (CASES I1).
     """
     if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
@@ -242,20 +248,26 @@ def save_checkpoint(
         "model": model,
         "learner": learner_state,
         "counters": check_plain(dict(counters), "counters"),
-        "rng_states": check_plain(_to_cpu(dict(rng_states)), "rng_states"),
+        "rng_states": check_plain(_to_cpu(dict(rng_states if rng_states is not None else capture_rng_states())),
+                                  "rng_states"),
         "config": check_plain(dict(config_dict), "config_dict"),
         "code_version": str(code_version),
         "game": {"name": game.name, "version": int(game.version)},
         "buffer_file": None,
+        "extra": check_plain(_to_cpu(dict(extra or {})), "extra"),
     }
     if buffer is not None:
         path = buffer_file(run_dir, step)
         if isinstance(buffer, ReplayBuffer):
             buffer.save(path)
+        elif isinstance(buffer, Mapping):
+            write_buffer_file(path, dict(buffer))
         elif callable(buffer):
             buffer(path)
         else:
-            raise ValueError(f"buffer: expected a ReplayBuffer, a save function or None, got {type(buffer).__name__}")
+            raise ValueError(
+                f"buffer: expected a ReplayBuffer, its state dict, a save function or None, got {type(buffer).__name__}"
+            )
         payload["buffer_file"] = path.name
     target = checkpoint_file(run_dir, step)
     atomic_write(target, lambda handle: torch.save(payload, handle))  # the commit point
@@ -330,8 +342,22 @@ class Checkpoint:
         return self.payload["game"]["name"]
 
     @property
+    def extra(self) -> dict:
+        return self.payload["extra"]
+
+    @property
     def network_config(self) -> NetworkConfig:
         return NetworkConfig.from_dict(self.payload["model"]["network"])
+
+    def buffer_state(self) -> dict | None:
+        """The replay buffer's state dict read from the buffer file (``None`` if saved without one),
+        e.g. to hand to the buffer's Ray actor.
+
+        Raises:
+            FileNotFoundError: if the buffer file has disappeared since the checkpoint was loaded.
+            ValueError: if it is unreadable.
+        """
+        return None if self.buffer_path is None else read_buffer_file(self.buffer_path)
 
 
 def list_checkpoints(run_dir: str | os.PathLike) -> list[Path]:
@@ -390,6 +416,15 @@ def load_checkpoint(path: str | os.PathLike, map_location="cpu", check_buffer: b
                     f"{path}: its replay buffer file {buffer_path.name} is unreadable ({type(error).__name__}: {error})"
                 ) from error
     return Checkpoint(path=path, payload=payload, buffer_path=buffer_path)
+
+
+def latest_checkpoint_path(run_dir: str | os.PathLike) -> Path | None:
+    """The file :func:`load_latest_checkpoint` would load, or ``None`` if there is none (this loads
+    candidates to check them, warning about unreadable ones)."""
+    try:
+        return load_latest_checkpoint(run_dir).path
+    except FileNotFoundError:
+        return None
 
 
 def load_latest_checkpoint(run_dir: str | os.PathLike, map_location="cpu") -> Checkpoint:
