@@ -2,10 +2,13 @@
 
 :class:`TorchEvaluator` wraps a model built by :func:`networks.build_network`. Each ``evaluate``
 call moves one batch to the device (through a reused pinned staging buffer and a non-blocking copy
-on CUDA), runs the model in ``torch.inference_mode`` (with bf16 autocast on GPUs that support it),
-masks and normalises the policy on the device (:func:`networks.policy.masked_softmax`), and copies
-priors and values back as float32 numpy arrays. Weights are swapped in place with
-:meth:`TorchEvaluator.set_weights`, which is how self-play actors pick up a newly promoted model.
+on CUDA), runs the model in ``torch.inference_mode`` (with bf16 autocast on GPUs that support it, and
+batch norm folded into the convolutions), copies logits and values back in one transfer, and masks
+and normalises the policy on the host with
+:func:`networks.policy_numpy.masked_softmax_with_count_numpy` (a ``[B, A]`` softmax is cheaper in
+numpy than a dozen small torch calls, and the legal mask never has to travel to the device).
+Weights are swapped in place with :meth:`TorchEvaluator.set_weights`, which is how self-play actors
+pick up a newly promoted model.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ import numpy as np
 import torch
 
 from networks.evaluator_base import Evaluator, UniformEvaluator
-from networks.policy import count_degenerate_priors, masked_softmax
+from networks.model_utils import fuse_conv_batch_norm
+from networks.policy_numpy import masked_softmax_with_count_numpy
 from networks.shapes import check_evaluate_inputs
 
 __all__ = ["Evaluator", "TorchEvaluator", "UniformEvaluator", "device_from_config"]
@@ -76,6 +80,9 @@ class TorchEvaluator:
         use_bf16: bf16 autocast; ``None`` turns it on for CUDA devices with bf16 support and off on
             CPU. Outputs are float32 either way.
         compile: wrap the model in ``torch.compile`` (the first calls are slow while it compiles).
+        fuse_batch_norm: evaluate an inference copy with each conv -> batch-norm pair folded into
+            one convolution (:func:`networks.model_utils.fuse_conv_batch_norm`); same outputs up to
+            float rounding, 1.2-2x faster on CPU. :meth:`set_weights` refreshes the copy.
 
     Attributes:
         num_calls, num_positions: counters of ``evaluate`` calls and positions evaluated.
@@ -90,7 +97,12 @@ class TorchEvaluator:
     """
 
     def __init__(
-        self, model: torch.nn.Module, device=None, use_bf16: bool | None = None, compile: bool = False
+        self,
+        model: torch.nn.Module,
+        device=None,
+        use_bf16: bool | None = None,
+        compile: bool = False,
+        fuse_batch_norm: bool = True,
     ):
         if not isinstance(model, torch.nn.Module):
             raise ValueError(f"model: expected a torch.nn.Module, got {type(model).__name__}")
@@ -114,7 +126,9 @@ class TorchEvaluator:
         self.observation_shape = tuple(model.observation_shape)
         self.num_actions = int(model.num_actions)
         self.compiled = bool(compile)
-        self._forward = torch.compile(self.model) if compile else self.model
+        self.fuse_batch_norm = bool(fuse_batch_norm)
+        self._inference = fuse_conv_batch_norm(self.model) if self.fuse_batch_norm else self.model
+        self._forward = torch.compile(self._inference) if compile else self._inference
         self._staging: torch.Tensor | None = None  # pinned host buffer for CUDA uploads
         self.num_calls = 0
         self.num_positions = 0
@@ -159,17 +173,21 @@ class TorchEvaluator:
             return np.zeros((0, self.num_actions), np.float32), np.zeros(0, np.float32)
         with torch.inference_mode():
             inputs = self._upload(observations)
-            mask = torch.from_numpy(legal_mask).to(self.device, non_blocking=self.device.type == "cuda")
-            with torch.autocast(device_type=self.device.type, dtype=torch.bfloat16, enabled=self.use_bf16):
+            if self.use_bf16:
+                with torch.autocast(device_type=self.device.type, dtype=torch.bfloat16):
+                    logits, values = self._forward(inputs)
+            else:
                 logits, values = self._forward(inputs)
-            logits = logits.float()
-            priors = masked_softmax(logits, mask)
-            self.num_degenerate_priors += count_degenerate_priors(logits, mask)
-            priors_host = priors.cpu().numpy()
-            values_host = values.float().clamp(-1.0, 1.0).cpu().numpy()
+            if self.device.type == "cpu":
+                logits_host, values_host = logits.float().numpy(), values.float().numpy()
+            else:  # one device-to-host copy for both outputs
+                both = torch.cat([logits.float(), values.float()[:, None]], dim=1).cpu().numpy()
+                logits_host, values_host = both[:, : self.num_actions], both[:, self.num_actions]
+        priors, num_degenerate = masked_softmax_with_count_numpy(logits_host, legal_mask)
+        self.num_degenerate_priors += num_degenerate
         self.num_calls += 1
         self.num_positions += batch
-        return priors_host, values_host
+        return priors, np.clip(values_host, -1.0, 1.0)  # np.clip returns a fresh array
 
     __call__ = evaluate
 
@@ -206,6 +224,9 @@ class TorchEvaluator:
                 )
             tensors[key] = tensor
         self.model.load_state_dict(tensors, strict=True)
+        if self.fuse_batch_norm:
+            # Copy into the existing inference module, so a compiled graph keeps its parameters.
+            self._inference.load_state_dict(fuse_conv_batch_norm(self.model).state_dict(), strict=True)
         self.weights_version = version
 
     load_state_dict = set_weights

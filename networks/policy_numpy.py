@@ -32,14 +32,45 @@ def _check(logits: np.ndarray, legal_mask: np.ndarray) -> None:
         raise ValueError(f"legal_mask: expected dtype bool (True = legal), got {legal_mask.dtype}")
 
 
-def _shifted(logits: np.ndarray, legal_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Legal logits minus the row's largest legal logit (illegal -> -inf); rows with no legal -> 0."""
+def _shifted(logits: np.ndarray, legal_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(legal logits minus the row's largest legal logit with illegal at -inf, that max, any-legal).
+
+    Rows without a legal action come back all -inf with max 0.
+    """
     any_legal = legal_mask.any(axis=-1, keepdims=True)
     filled = np.where(legal_mask, logits.astype(np.float32, copy=False), np.float32(-np.inf))
-    row_max = np.where(any_legal, filled.max(axis=-1, keepdims=True, initial=-np.inf), 0.0)
-    with np.errstate(invalid="ignore"):
-        shifted = np.where(legal_mask, filled - row_max.astype(np.float32), np.float32(-np.inf))
-    return shifted, any_legal
+    legal_max = np.where(any_legal, filled.max(axis=-1, keepdims=True), np.float32(0.0))
+    return filled - legal_max, legal_max, any_legal
+
+
+def masked_softmax_with_count_numpy(
+    logits: np.ndarray, legal_mask: np.ndarray, min_legal_mass: float = DEGENERATE_LEGAL_MASS
+) -> tuple[np.ndarray, int]:
+    """:func:`masked_softmax_numpy` and :func:`count_degenerate_priors_numpy` in one pass.
+
+    The evaluators' hot path: the count costs one extra row maximum, plus an exact check only for
+    rows whose best legal logit is far below the best logit (legal mass >= exp(gap) / A bounds it).
+
+    Returns:
+        ``(probabilities [..., A] float32, number of degenerate rows)``.
+
+    Raises:
+        ValueError: as :func:`masked_softmax_numpy`, or if ``min_legal_mass`` is not in (0, 1).
+    """
+    _check(logits, legal_mask)
+    if not 0.0 < min_legal_mass < 1.0:
+        raise ValueError(f"min_legal_mass: expected a value in (0, 1), got {min_legal_mass}")
+    shifted, legal_max, any_legal = _shifted(logits, legal_mask)
+    weights = np.exp(shifted)  # exp(-inf) = 0 exactly; the largest legal entry is exp(0) = 1
+    total = weights.sum(axis=-1, keepdims=True)
+    probs = (weights / np.where(any_legal, total, 1.0)).astype(np.float32, copy=False)
+    gap = legal_max - logits.max(axis=-1, keepdims=True)
+    candidates = any_legal & (gap < np.log(min_legal_mass) + np.log(logits.shape[-1]))
+    num_degenerate = 0
+    if candidates.any():
+        rows = candidates[..., 0]
+        num_degenerate = count_degenerate_priors_numpy(logits[rows], legal_mask[rows], min_legal_mass)
+    return probs, num_degenerate
 
 
 def masked_softmax_numpy(logits: np.ndarray, legal_mask: np.ndarray) -> np.ndarray:
@@ -57,8 +88,8 @@ def masked_softmax_numpy(logits: np.ndarray, legal_mask: np.ndarray) -> np.ndarr
         ValueError: if the shapes differ or ``legal_mask`` is not bool.
     """
     _check(logits, legal_mask)
-    shifted, any_legal = _shifted(logits, legal_mask)
-    weights = np.exp(shifted)  # exp(-inf) = 0 exactly; the largest legal entry is exp(0) = 1
+    shifted, _, any_legal = _shifted(logits, legal_mask)
+    weights = np.exp(shifted)
     total = weights.sum(axis=-1, keepdims=True)
     return (weights / np.where(any_legal, total, 1.0)).astype(np.float32, copy=False)
 
@@ -77,7 +108,7 @@ def masked_log_softmax_numpy(logits: np.ndarray, legal_mask: np.ndarray) -> np.n
         ValueError: if the shapes differ or ``legal_mask`` is not bool.
     """
     _check(logits, legal_mask)
-    shifted, any_legal = _shifted(logits, legal_mask)
+    shifted, _, any_legal = _shifted(logits, legal_mask)
     log_total = np.log(np.where(any_legal, np.exp(shifted).sum(axis=-1, keepdims=True), 1.0))
     out = np.where(legal_mask, shifted - log_total, ILLEGAL_LOG_PROB)
     return out.astype(np.float32)

@@ -11,6 +11,7 @@ import torch
 from networks import build_network
 from networks.config import NetworkConfig
 from networks.evaluator import TorchEvaluator, UniformEvaluator, device_from_config
+from networks.model_utils import fuse_conv_batch_norm
 
 TICTACTOE = ((2, 3, 3), 9)
 CONNECT4 = ((2, 6, 7), 7)
@@ -243,3 +244,22 @@ def test_compiled_model_matches_and_sees_new_weights():
     compiled.set_weights(other.state_dict())
     expected_other, _ = TorchEvaluator(other, device="cpu").evaluate(observations, legal)
     np.testing.assert_allclose(compiled.evaluate(observations, legal)[0], expected_other, atol=1e-5)
+
+
+def test_batch_norm_folding_keeps_outputs_and_the_original_model():
+    torch.manual_seed(0)
+    model = build_network(NetworkConfig(num_blocks=2, channels=8), *CONNECT4)
+    for _ in range(3):
+        model(torch.randn(16, *CONNECT4[0]))  # move the running statistics away from (0, 1)
+    model.eval()
+    reference = {key: value.clone() for key, value in model.state_dict().items()}
+    fused = fuse_conv_batch_norm(model)
+    assert not any(isinstance(m, torch.nn.BatchNorm2d) for m in fused.modules())
+    assert sum(isinstance(m, torch.nn.BatchNorm2d) for m in model.modules()) == 1 + 2 * 2 + 2
+    for key, value in model.state_dict().items():
+        assert torch.equal(value, reference[key])
+    observations, legal = _inputs(*CONNECT4, batch=6)
+    plain = TorchEvaluator(model, device="cpu", fuse_batch_norm=False).evaluate(observations, legal)
+    folded = TorchEvaluator(model, device="cpu").evaluate(observations, legal)
+    np.testing.assert_allclose(folded[0], plain[0], atol=1e-6)
+    np.testing.assert_allclose(folded[1], plain[1], atol=1e-6)

@@ -19,6 +19,7 @@ from networks.policy_numpy import (
     count_degenerate_priors_numpy,
     masked_log_softmax_numpy,
     masked_softmax_numpy,
+    masked_softmax_with_count_numpy,
     uniform_priors_numpy,
 )
 
@@ -154,3 +155,18 @@ def test_torch_and_numpy_agree_and_are_distributions(logits, legal):
     assert count_degenerate_priors(torch.from_numpy(logits), torch.from_numpy(legal)) == (
         count_degenerate_priors_numpy(logits, legal)
     )
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    logits=arrays(np.float32, (5, 7), elements=st.floats(-50, 50, width=32)),
+    legal=arrays(np.bool_, (5, 7)),
+    sink=st.integers(0, 6),
+)
+def test_fused_softmax_and_count_equal_the_separate_functions(logits, legal, sink):
+    # Make some rows degenerate: a huge logit on a (possibly illegal) action.
+    logits = logits.copy()
+    logits[::2, sink] = 1000.0
+    probs, count = masked_softmax_with_count_numpy(logits, legal)
+    np.testing.assert_array_equal(probs, masked_softmax_numpy(logits, legal))
+    assert count == count_degenerate_priors_numpy(logits, legal)

@@ -1,0 +1,171 @@
+"""Benchmark bare network forward passes: prints one JSON object.
+
+For each network and batch size it reports ``forward_positions_per_s`` (positions per second of
+``model(observations)`` alone, in ``torch.inference_mode``, input already a tensor on the device)
+and ``evaluator_positions_per_s`` (``TorchEvaluator.evaluate`` with numpy in and out, masking
+included: what the search sees). Positions are random 0/1 planes of the game's observation shape.
+
+Defaults: CPU, ``torch.set_num_threads(1)`` (one self-play actor per core), the project's default
+Connect Four network (``networks.config.CONNECT4_CPU_DEFAULT``) and tic-tac-toe MLP, batch sizes
+1, 64 and 256, about 1 second per measurement.
+
+Examples::
+
+    .venv/bin/python scripts/bench_network.py
+    .venv/bin/python scripts/bench_network.py --threads 2 --connect4 b4c32,b6c64,b10c128
+    .venv/bin/python scripts/bench_network.py --device cuda --connect4 b10c128 --batch-sizes 256,1024
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from networks import build_network  # noqa: E402
+from networks.config import (  # noqa: E402
+    CONNECT4_CPU_DEFAULT,
+    CONNECT4_GPU_DEFAULT,
+    TICTACTOE_DEFAULT,
+    NetworkConfig,
+)
+from networks.evaluator import TorchEvaluator, device_from_config  # noqa: E402
+from networks.model_utils import count_parameters  # noqa: E402
+
+# Observation shapes and action counts of the games (games/tictactoe.py, games/connect4/game.py).
+GAMES = {"connect4": ((2, 6, 7), 7), "tictactoe": ((2, 3, 3), 9)}
+
+
+def _rate(fn, batch: int, seconds: float, device: torch.device) -> float:
+    """Positions per second of ``fn()`` (one call = ``batch`` positions), after a warm-up."""
+    for _ in range(3):
+        fn()
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    calls = 0
+    start = time.perf_counter()
+    while True:
+        fn()
+        calls += 1
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds and calls >= 3:
+            return calls * batch / elapsed
+
+
+def bench(
+    config: NetworkConfig, game: str, batch_sizes, seconds: float, device, use_bf16, compile_model
+) -> list:
+    shape, actions = GAMES[game]
+    torch.manual_seed(0)
+    model = build_network(config, shape, actions)
+    evaluator = TorchEvaluator(model, device=device, use_bf16=use_bf16, compile=compile_model)
+    forward = evaluator._forward  # the (possibly compiled) module the evaluator calls
+    generator = np.random.default_rng(0)
+    runs = []
+    for batch in batch_sizes:
+        observations = generator.integers(0, 2, size=(batch, *shape)).astype(np.float32)
+        legal = generator.random((batch, actions)) < 0.8
+        legal[:, 0] = True
+        inputs = torch.from_numpy(observations).to(evaluator.device)
+
+        def bare(inputs=inputs):
+            with (
+                torch.inference_mode(),
+                torch.autocast(evaluator.device.type, dtype=torch.bfloat16, enabled=evaluator.use_bf16),
+            ):
+                forward(inputs)
+
+        runs.append(
+            {
+                "game": game,
+                "network": config.name,
+                "parameters": count_parameters(model),
+                "batch_size": batch,
+                "forward_positions_per_s": round(_rate(bare, batch, seconds, evaluator.device), 1),
+                "evaluator_positions_per_s": round(
+                    _rate(
+                        lambda o=observations, m=legal: evaluator.evaluate(o, m),
+                        batch,
+                        seconds,
+                        evaluator.device,
+                    ),
+                    1,
+                ),
+            }
+        )
+    return runs
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=1, help="torch.set_num_threads (default 1)")
+    parser.add_argument("--device", default="cpu", help="cpu (default), cuda, cuda:N or auto")
+    parser.add_argument("--batch-sizes", default="1,64,256", help="comma-separated (default 1,64,256)")
+    parser.add_argument("--seconds", type=float, default=1.0, help="seconds per measurement (default 1.0)")
+    parser.add_argument(
+        "--connect4",
+        default=CONNECT4_CPU_DEFAULT.name,
+        help=f"comma-separated Connect Four network names (default {CONNECT4_CPU_DEFAULT.name})",
+    )
+    parser.add_argument("--tictactoe", default=TICTACTOE_DEFAULT.name, help="tic-tac-toe network names")
+    parser.add_argument(
+        "--bf16", choices=["auto", "on", "off"], default="auto", help="bf16 autocast (GPU only)"
+    )
+    parser.add_argument("--compile", action="store_true", help="torch.compile the model")
+    args = parser.parse_args(argv)
+    if args.threads < 1:
+        parser.error(f"--threads: expected an int >= 1, got {args.threads}")
+    try:
+        batch_sizes = [int(b) for b in args.batch_sizes.split(",")]
+        device = device_from_config(args.device)
+    except ValueError as error:
+        parser.error(str(error))
+    if min(batch_sizes) < 1:
+        parser.error(f"--batch-sizes: expected positive ints, got {args.batch_sizes}")
+    torch.set_num_threads(args.threads)
+    use_bf16 = {"auto": None, "on": True, "off": False}[args.bf16]
+
+    def named(name: str, defaults: NetworkConfig) -> NetworkConfig:
+        # Keep the default's head sizes for the named size when it is the default itself.
+        for candidate in (CONNECT4_CPU_DEFAULT, CONNECT4_GPU_DEFAULT, TICTACTOE_DEFAULT):
+            if candidate.name == name:
+                return candidate
+        return NetworkConfig.from_name(name, value_hidden=defaults.value_hidden)
+
+    runs = []
+    for name in filter(None, args.connect4.split(",")):
+        config = named(name, CONNECT4_CPU_DEFAULT)
+        runs += bench(config, "connect4", batch_sizes, args.seconds, device, use_bf16, args.compile)
+    for name in filter(None, args.tictactoe.split(",")):
+        config = named(name, TICTACTOE_DEFAULT)
+        runs += bench(config, "tictactoe", batch_sizes, args.seconds, device, use_bf16, args.compile)
+    result = {
+        "benchmark": "network_forward",
+        "device": str(device),
+        "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor(),
+        "threads": args.threads,
+        "torch": torch.__version__,
+        "seconds_per_measurement": args.seconds,
+        "defaults": {
+            "connect4_cpu": CONNECT4_CPU_DEFAULT.name,
+            "connect4_gpu": CONNECT4_GPU_DEFAULT.name,
+            "tictactoe": TICTACTOE_DEFAULT.name,
+        },
+        "runs": runs,
+    }
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
