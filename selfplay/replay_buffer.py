@@ -10,7 +10,8 @@ policy target move together; the value target z is unchanged, CASES E2).
 Window. With ``window_growth=None`` the window is the last ``capacity_positions`` positions. With
 ``window_growth=WindowGrowth(c, alpha, beta)`` it grows with the number of positions ever added
 to the training split, ``n``, as in KataGo (Wu 2019, "Accelerating Self-Play Learning in Go",
-appendix "Training data window")::
+arXiv:1902.10565, the formula for ``N_window``; KataGo's ``python/shuffle.py`` implements it with
+``-taper-window-exponent`` = alpha and ``-expand-window-per-row`` = beta)::
 
     window(n) = min(capacity, c)                                          for n <= c
     window(n) = min(capacity, c * (1 + beta * ((n / c) ** alpha - 1) / alpha))   for n > c
