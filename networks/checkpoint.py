@@ -29,6 +29,7 @@ import torch
 
 from networks.atomic import atomic_torch_save
 from networks.config import NetworkConfig
+from networks.model_utils import unwrap_model
 
 FORMAT = "tabula-rasa-model"
 FORMAT_VERSION = 1
@@ -117,6 +118,7 @@ def model_payload(
         raise ValueError(f"game_name: expected a non-empty str, got {game_name!r}")
     if isinstance(game_version, bool) or not isinstance(game_version, int):
         raise ValueError(f"game_version: expected an int, got {game_version!r}")
+    model = unwrap_model(model)
     observation_shape, num_actions = _model_sizes(model)
     state_dict = {}
     for key, value in model.state_dict().items():

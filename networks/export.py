@@ -31,6 +31,7 @@ import torch
 from networks.atomic import atomic_write_bytes, atomic_write_json
 from networks.checkpoint import ModelMetadata, check_plain
 from networks.config import NetworkConfig
+from networks.model_utils import unwrap_model
 from networks.onnx_evaluator import (
     EXPORT_FORMAT,
     EXPORT_FORMAT_VERSION,
@@ -65,6 +66,7 @@ def onnx_bytes(model: torch.nn.Module, opset: int = OPSET) -> bytes:
     """
     if isinstance(opset, bool) or not isinstance(opset, int) or opset < 17:
         raise ValueError(f"opset: expected an int >= 17, got {opset!r}")
+    model = unwrap_model(model)
     if not hasattr(model, "observation_shape"):
         raise ValueError(
             "model: expected an attribute 'observation_shape' (build it with networks.build_network)"
@@ -152,6 +154,7 @@ def export_model(
         raise ValueError(f"game_name: expected a non-empty str, got {game_name!r}")
     if isinstance(game_version, bool) or not isinstance(game_version, int):
         raise ValueError(f"game_version: expected an int, got {game_version!r}")
+    model = unwrap_model(model)
     for attribute in ("observation_shape", "num_actions"):
         if not hasattr(model, attribute):
             raise ValueError(

@@ -60,3 +60,12 @@ def fuse_conv_batch_norm(model: torch.nn.Module) -> torch.nn.Module:
                 parent._modules[first] = fuse_conv_bn_eval(conv, norm)
                 parent._modules[second] = torch.nn.Identity()
     return fused
+
+
+def unwrap_model(model: torch.nn.Module) -> torch.nn.Module:
+    """The module under a ``torch.compile`` wrapper (``OptimizedModule._orig_mod``), else ``model``.
+
+    Saving the wrapper would prefix every state-dict key with ``_orig_mod.``; checkpoints and exports
+    always store the plain module's keys.
+    """
+    return getattr(model, "_orig_mod", model)

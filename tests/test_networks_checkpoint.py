@@ -286,3 +286,14 @@ def test_save_over_an_existing_file_is_complete(saved):
     for key, value in model.state_dict().items():
         assert torch.equal(loaded.state_dict()[key], value)
     assert sorted(p.name for p in path.parent.iterdir()) == ["best.pt"]
+
+
+def test_a_compiled_wrapper_saves_the_plain_keys(tmp_path):
+    model = build_network(CONFIG, *CONNECT4)
+    wrapped = torch.compile(model)  # compiles lazily: nothing runs here
+    save_model(tmp_path / "m.pt", wrapped, CONFIG, "connect4", 1)
+    payload = torch.load(tmp_path / "m.pt", weights_only=True)
+    assert set(payload["state_dict"]) == set(model.state_dict())
+    loaded, _ = load_model(tmp_path / "m.pt")
+    for key, value in model.state_dict().items():
+        assert torch.equal(loaded.state_dict()[key], value)
