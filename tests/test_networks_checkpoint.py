@@ -288,6 +288,7 @@ def test_save_over_an_existing_file_is_complete(saved):
     assert sorted(p.name for p in path.parent.iterdir()) == ["best.pt"]
 
 
+@pytest.mark.slow  # importing torch._dynamo takes several seconds
 def test_a_compiled_wrapper_saves_the_plain_keys(tmp_path):
     model = build_network(CONFIG, *CONNECT4)
     wrapped = torch.compile(model)  # compiles lazily: nothing runs here
