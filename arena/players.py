@@ -115,7 +115,7 @@ class AlphaBetaPlayer:
     * both: iterative deepening stopped at ``depth`` plies or ``time_limit`` seconds.
 
     The evaluation defaults to ``search.alphabeta.default_evaluate_fn`` (Connect Four's heuristic).
-    Ties between equally scored root actions go to the first one searched, so the player is
+    Ties between equally scored root actions go to the lowest action index, so the player is
     deterministic and ``rng`` is not used. ``last_result`` holds the last ``SearchResult``.
 
     Raises:

@@ -23,8 +23,10 @@ state at the horizon scores ``evaluate_fn(state)``, which must stay strictly ins
 with the same evaluation and quiescence settings, whatever the move ordering: the table is fresh
 for each call, cut-offs use only entries searched to exactly the same remaining depth, and proven
 scores are stored relative to the node (the usual mate-distance adjustment) so transpositions
-reached at different plies stay correct. Only the *chosen action* may differ between orderings
-when several actions share the best score (the first one searched wins).
+reached at different plies stay correct. The chosen action does not depend on the ordering either:
+the root searches each action with a window one point wider than the best score so far, so ties
+are exact, and among actions with the best score the lowest action index is played (DESIGN.md,
+"Ties").
 """
 
 from __future__ import annotations
@@ -98,7 +100,8 @@ class SearchResult:
     """Outcome of a search.
 
     Attributes:
-        action: the move to play: the best action of the last completed iteration.
+        action: the move to play: the best action of the last completed iteration (the lowest
+            action index among equally scored best actions).
         score: its score for the player to move (negamax convention, integer points).
         depth: plies of the last completed iteration (the depth completed).
         nodes: nodes searched in total, the discarded unfinished iteration included.
@@ -355,8 +358,11 @@ class AlphaBeta:
         alpha = -INFINITY
         best_score, best_action = -INFINITY, moves[0]
         for action in moves:
-            score = -self._negamax(result(state, action), depth - 1, -INFINITY, -alpha, 1)
-            if score > best_score:
+            # the window's lower edge is one point below the best score so far, so an equal score
+            # is exact (scores are integers) and ties go to the lowest action index, whatever the
+            # move ordering
+            score = -self._negamax(result(state, action), depth - 1, -INFINITY, -(alpha - 1), 1)
+            if score > best_score or (score == best_score and action < best_action):
                 best_score, best_action = score, action
                 alpha = max(alpha, score)
         if self.use_transposition_table:

@@ -58,19 +58,25 @@ def _random_positions(game, seed: int, count: int, max_plies: int = 30) -> list[
 @pytest.mark.parametrize(("depth", "count", "seed"), [(3, 300, 0), (4, 100, 1)])
 def test_alphabeta_equals_plain_minimax_on_random_connect4_positions(connect4, depth, count, seed):
     for state in _random_positions(connect4, seed, count):
-        expected = depth_limited_minimax(connect4, state, depth, connect4_evaluate)
+        # plain depth-limited minimax, one root action at a time; a child's proven scores count
+        # plies from the child, so they are shifted by one ply to count from the root
+        action_scores = {
+            action: -_shift_proven(
+                depth_limited_minimax(connect4, connect4.result(state, action), depth - 1, connect4_evaluate),
+                -1,
+            )
+            for action in connect4.actions(state)
+        }
+        expected = max(action_scores.values())
+        # ties go to the lowest action index
+        best_action = min(a for a, score in action_scores.items() if score == expected)
         for ordering in (MoveOrdering(), NO_ORDERING):
             result = alphabeta(connect4, state, depth, ordering=ordering)
-            assert result.score == expected, (connect4.render(state), ordering)
-            # the chosen action achieves the score
-            child = connect4.result(state, result.action)
-            if not connect4.terminal_test(child) and depth > 1:
-                child_score = depth_limited_minimax(connect4, child, depth - 1, connect4_evaluate)
-                assert -child_score == _shift_proven(expected, 1)
+            assert (result.score, result.action) == (expected, best_action), connect4.render(state)
 
 
 def _shift_proven(score: int, plies: int) -> int:
-    """A root score seen from ``plies`` plies lower (proven scores count plies from the root)."""
+    """A score seen from a root ``plies`` plies higher (proven scores count plies from the root)."""
     if score > PROVEN_THRESHOLD:
         return score + plies
     if score < -PROVEN_THRESHOLD:
@@ -94,13 +100,16 @@ def test_move_ordering_and_table_never_change_the_score(connect4):
     positions = [_play(connect4, moves) for moves in ("", "4453", "334455", "44444433")]
     for state in positions:
         expected = depth_limited_minimax(connect4, state, 4, connect4_evaluate)
+        actions = set()
         for flags in itertools.product((False, True), repeat=4):
             ordering = MoveOrdering(*flags)
             for use_table in (False, True):
                 result = alphabeta(connect4, state, 4, ordering=ordering, use_transposition_table=use_table)
                 assert result.score == expected, (flags, use_table)
-        deeper = [alphabeta(connect4, state, 6, ordering=o).score for o in (MoveOrdering(), NO_ORDERING)]
-        assert deeper[0] == deeper[1]
+                actions.add(result.action)
+        assert len(actions) == 1  # the same move too: ties go to the lowest index
+        deeper = [alphabeta(connect4, state, 6, ordering=o) for o in (MoveOrdering(), NO_ORDERING)]
+        assert (deeper[0].score, deeper[0].action) == (deeper[1].score, deeper[1].action)
 
 
 def test_move_ordering_searches_fewer_nodes(connect4):
@@ -212,9 +221,9 @@ def test_proven_result_stops_iterative_deepening(connect4):
 
 # ------------------------------------------------------------------------------- quiescence
 def test_quiescence_sees_the_threat_behind_the_horizon(connect4):
-    # X to move; O threatens to complete column 2 (three O stones stacked there)
-    state = _play(connect4, "62353262")
-    assert connect4.player(state) == 0
+    # O to move; X threatens to fill the gap of its bottom row X . X X in column 2
+    state = _play(connect4, "373543371")
+    assert connect4.player(state) == 1
     plain = alphabeta(connect4, state, 1)
     quiet = alphabeta(connect4, state, 1, noisy_actions_fn=connect4_noisy_actions)
     # at depth 1 the heuristic alone misses the threat; quiescence blocks it
@@ -238,7 +247,7 @@ class _ConnectFourWithNoisyMoves(ConnectFour):
 
 def test_game_declared_noisy_actions_are_used():
     game = _ConnectFourWithNoisyMoves()
-    state = _play(game, "62353262")
+    state = _play(game, "373543371")
     search = AlphaBeta(game)
     assert search.noisy_actions_fn == game.noisy_actions
     assert search.search(state, 1).action == 1
