@@ -80,10 +80,14 @@ class MinimaxPlayer:
     from a drawn one to a lost one; it does not prefer faster wins.
 
     Raises:
-        ValueError: for an unknown ``tie_break``; from ``select_action``, if ``state`` is terminal.
+        ValueError: for an unknown ``tie_break``; from ``select_action``, if ``state`` is terminal
+            or the game is too long to solve (``game.max_game_length`` > ``MAX_GAME_LENGTH``
+            plies: Connect Four's tree is far beyond exhaustive search; use ``AlphaBetaPlayer``).
     """
 
     TIE_BREAKS = ("random", "lowest")
+    #: longest game (plies) this player agrees to solve exhaustively
+    MAX_GAME_LENGTH = 16
 
     def __init__(
         self, rng: np.random.Generator | int = 0, tie_break: str = "random", name: str = "minimax"
@@ -96,6 +100,11 @@ class MinimaxPlayer:
         self._searches: dict[str, Minimax] = {}
 
     def select_action(self, game: Game, state: tuple) -> int:
+        if game.max_game_length > self.MAX_GAME_LENGTH:
+            raise ValueError(
+                f"minimax solves games of at most {self.MAX_GAME_LENGTH} plies exhaustively; "
+                f"{game.name} lasts up to {game.max_game_length}: use alphabeta"
+            )
         _legal_actions(game, state)
         search = self._searches.get(game.name)
         if search is None:

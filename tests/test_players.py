@@ -165,6 +165,9 @@ def test_invalid_arguments_raise_value_error(tictactoe):
         make_rng(None)
     with pytest.raises(ValueError, match="tie_break"):
         MinimaxPlayer(tie_break="first")
+    connect4 = games.make("connect4")
+    with pytest.raises(ValueError, match="use alphabeta"):
+        MinimaxPlayer().select_action(connect4, connect4.initial_state())
     with pytest.raises(ValueError, match="got neither"):
         AlphaBetaPlayer()
     with pytest.raises(ValueError, match="depth must be"):
