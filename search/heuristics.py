@@ -4,9 +4,8 @@ All three read a single Connect Four state tuple ``(current, mask, ply, status)`
 Pons' layout, bit ``col * 7 + row``; ``current`` holds the stones of the player to move; see
 ``games.connect4.game``).
 
-The evaluation is the usual hand-made one for depth-limited Connect Four search (Allis, "A
-knowledge-based approach of connect-four", 1988, counts such "threats"; the weights here are ours):
-over the 69 winning lines, every line holding three stones of one player and one empty cell
+The evaluation is a common hand-made one for depth-limited Connect Four search (the weights are
+chosen here, not taken from a paper): over the 69 winning lines, every line holding three stones of one player and one empty cell
 (an *open three*) and every line holding two stones of one player and two empty cells (an *open
 two*) counts for that player, and so does every stone in the centre column.
 """
