@@ -185,7 +185,7 @@ class ReplayBuffer:
         validation_every: ``k``; games with ``game_id % k == 0`` are held out for validation
             (0 = no validation split), >= 0.
         validation_capacity_positions: capacity of the held-out ring (default
-            ``max(1, capacity_positions // max(k, 1))``).
+            ``max(1, capacity_positions // k)``, or 1 without a split).
         augment: apply a random symmetry to each sample in :meth:`sample`.
 
     Raises:
@@ -207,8 +207,8 @@ class ReplayBuffer:
         _check_int("capacity_positions", capacity_positions, 1)
         _check_int("min_positions_to_sample", min_positions_to_sample, 1)
         _check_int("validation_every", validation_every, 0)
-        if validation_capacity_positions is None:
-            validation_capacity_positions = max(1, capacity_positions // max(validation_every, 1))
+        if validation_capacity_positions is None:  # no split: a 1-slot ring that stays empty
+            validation_capacity_positions = max(1, capacity_positions // validation_every) if validation_every else 1
         _check_int("validation_capacity_positions", validation_capacity_positions, 1)
         if window_growth is not None and not isinstance(window_growth, WindowGrowth):
             raise ValueError(f"window_growth: expected None or a WindowGrowth, got {window_growth!r}")
