@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import games
 from trainer.losses import alphazero_loss
@@ -146,3 +148,34 @@ def test_input_validation(change, message):
     }
     with pytest.raises(ValueError, match=message):
         alphazero_loss(**arguments)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    batch=st.integers(min_value=1, max_value=6),
+    actions=st.integers(min_value=1, max_value=12),
+    seed=st.integers(min_value=0, max_value=2**31 - 1),
+    shift=st.sampled_from([-1e30, -10.0, 10.0, 1e30, float("inf")]),
+)
+def test_illegal_logits_never_matter_property(batch, actions, seed, shift):
+    generator = torch.Generator().manual_seed(seed)
+    logits = torch.randn(batch, actions, generator=generator) * 5
+    mask = torch.rand(batch, actions, generator=generator) < 0.5
+    mask[torch.arange(batch), torch.randint(0, actions, (batch,), generator=generator)] = True
+    target = torch.rand(batch, actions, generator=generator) * mask
+    target = target / target.sum(dim=1, keepdim=True)
+
+    def run(raw):
+        raw = raw.clone().requires_grad_(True)
+        total, _ = alphazero_loss(raw, torch.zeros(batch), target, torch.zeros(batch), mask)
+        total.backward()
+        return total.detach(), raw.grad
+
+    loss, grad = run(logits)
+    shifted = logits.clone()
+    shifted[~mask] = shift
+    loss_shifted, grad_shifted = run(shifted)
+    assert torch.isfinite(loss) and torch.isfinite(grad).all()
+    assert torch.equal(loss, loss_shifted)
+    assert torch.equal(grad, grad_shifted)
+    assert torch.all(grad[~mask] == 0)
