@@ -208,7 +208,9 @@ class ReplayBuffer:
         _check_int("min_positions_to_sample", min_positions_to_sample, 1)
         _check_int("validation_every", validation_every, 0)
         if validation_capacity_positions is None:  # no split: a 1-slot ring that stays empty
-            validation_capacity_positions = max(1, capacity_positions // validation_every) if validation_every else 1
+            validation_capacity_positions = (
+                max(1, capacity_positions // validation_every) if validation_every else 1
+            )
         _check_int("validation_capacity_positions", validation_capacity_positions, 1)
         if window_growth is not None and not isinstance(window_growth, WindowGrowth):
             raise ValueError(f"window_growth: expected None or a WindowGrowth, got {window_growth!r}")
@@ -452,9 +454,18 @@ class ReplayBuffer:
                 keys.
         """
         required = {
-            "format", "format_version", "game_name", "game_version", "observation_shape", "num_actions",
-            "validation_every", "train_games_added", "train_positions_added", "validation_games_added",
-            "validation_positions_added", "rng_state",
+            "format",
+            "format_version",
+            "game_name",
+            "game_version",
+            "observation_shape",
+            "num_actions",
+            "validation_every",
+            "train_games_added",
+            "train_positions_added",
+            "validation_games_added",
+            "validation_positions_added",
+            "rng_state",
         }
         for split in (TRAIN, VALIDATION):
             for name in _FIELDS:
@@ -482,7 +493,9 @@ class ReplayBuffer:
                 raise ValueError(f"replay buffer state: {key} expected {value!r}, got {actual!r}")
         rng_kind = type(self.rng.bit_generator).__name__
         if not isinstance(state["rng_state"], dict) or state["rng_state"].get("bit_generator") != rng_kind:
-            raise ValueError(f"replay buffer state: rng_state expected a {rng_kind} state, got {state['rng_state']!r}")
+            raise ValueError(
+                f"replay buffer state: rng_state expected a {rng_kind} state, got {state['rng_state']!r}"
+            )
         splits = {}
         for split in (TRAIN, VALIDATION):
             arrays = {name: np.asarray(state[f"{split}/{name}"]) for name in _FIELDS}
@@ -571,7 +584,9 @@ def read_buffer_file(path: str | os.PathLike) -> dict:
         with np.load(path, allow_pickle=False) as data:
             state = {key: data[key] for key in data.files}
     except Exception as error:  # zipfile.BadZipFile, OSError, EOFError, pickle refusal, ...
-        raise ValueError(f"{path}: not a readable replay buffer file ({type(error).__name__}: {error})") from error
+        raise ValueError(
+            f"{path}: not a readable replay buffer file ({type(error).__name__}: {error})"
+        ) from error
     if "meta_json" not in state:
         raise ValueError(f"{path}: not a replay buffer file (no 'meta_json' entry)")
     meta = json.loads(str(state.pop("meta_json")))

@@ -48,6 +48,7 @@ def _one_torch_thread():
     yield
     torch.set_num_threads(threads)
 
+
 #: 40 distinct 5-position tic-tac-toe games, reused under new game ids (fast to build)
 _TEMPLATES = [random_record(TICTACTOE, np.random.default_rng(i), i, max_plies=5) for i in range(40)]
 
@@ -59,16 +60,30 @@ def record(game_id: int):
 class Run:
     """The learner half of a training run: model, learner, buffer and two seeded generators."""
 
-    def __init__(self, seed: int = 0, config: NetworkConfig = MLP_CONFIG, game=TICTACTOE, capacity: int = 400,
-                 optimizer: str = "adamw"):
+    def __init__(
+        self,
+        seed: int = 0,
+        config: NetworkConfig = MLP_CONFIG,
+        game=TICTACTOE,
+        capacity: int = 400,
+        optimizer: str = "adamw",
+    ):
         torch.manual_seed(seed)
         self.model = build_network(config, game.observation_shape, game.num_actions)
         self.learner = Learner(
-            self.model, optimizer=optimizer, learning_rate=1e-2, weight_decay=1e-4, lr_schedule="cosine",
-            lr_schedule_samples=200 * BATCH, device="cpu",
+            self.model,
+            optimizer=optimizer,
+            learning_rate=1e-2,
+            weight_decay=1e-4,
+            lr_schedule="cosine",
+            lr_schedule_samples=200 * BATCH,
+            device="cpu",
         )
         self.buffer = ReplayBuffer(capacity, game, seed=seed)
-        self.generators = {"sample": np.random.default_rng(seed + 1), "selfplay": np.random.default_rng(seed + 2)}
+        self.generators = {
+            "sample": np.random.default_rng(seed + 1),
+            "selfplay": np.random.default_rng(seed + 2),
+        }
         self.next_game_id = 0
         self.metrics: list[dict] = []
 
@@ -86,9 +101,15 @@ class Run:
 
     def save(self, run_dir, keep_last: int = 3):
         return save_checkpoint(
-            run_dir, self.learner.steps, self.learner, self.buffer, capture_rng_states(self.generators),
+            run_dir,
+            self.learner.steps,
+            self.learner,
+            self.buffer,
+            capture_rng_states(self.generators),
             {"games": self.buffer.games_added, "next_game_id": self.next_game_id},
-            {"trainer": {"batch_size": BATCH}, "game": "tictactoe"}, "test-version", keep_last=keep_last,
+            {"trainer": {"batch_size": BATCH}, "game": "tictactoe"},
+            "test-version",
+            keep_last=keep_last,
         )
 
     def restore(self, run_dir) -> Checkpoint:
@@ -128,7 +149,9 @@ def test_checkpoint_holds_only_tensors_and_plain_types_i4(tmp_path):
     payload = torch.load(path, weights_only=True, map_location="cpu")
     allowed = (torch.Tensor, int, float, str, bool, type(None))
     leaves = list(_walk(payload))
-    assert leaves and all(issubclass(kind, allowed) for _, kind in leaves), [x for x in leaves if not issubclass(x[1], allowed)]
+    assert leaves and all(issubclass(kind, allowed) for _, kind in leaves), [
+        x for x in leaves if not issubclass(x[1], allowed)
+    ]
     assert payload["step"] == 5 and payload["code_version"] == "test-version"
     assert payload["game"] == {"name": "tictactoe", "version": TICTACTOE.version}
     assert payload["learner"]["counters"]["steps"] == 5
@@ -147,7 +170,13 @@ def test_keeps_the_last_k_and_prunes_their_buffers(tmp_path):
         run.train(2)
         run.save(tmp_path, keep_last=2)
     names = sorted(p.name for p in checkpoint_folder(tmp_path).iterdir())
-    assert names == ["buffer_00000008.npz", "buffer_00000010.npz", "ckpt_00000008.pt", "ckpt_00000010.pt", "latest"]
+    assert names == [
+        "buffer_00000008.npz",
+        "buffer_00000010.npz",
+        "ckpt_00000008.pt",
+        "ckpt_00000010.pt",
+        "latest",
+    ]
     assert [p.name for p in list_checkpoints(tmp_path)] == ["ckpt_00000008.pt", "ckpt_00000010.pt"]
 
 
@@ -188,13 +217,17 @@ def test_another_network_shape_is_refused_naming_both(tmp_path):
     wider = NetworkConfig(kind="mlp", mlp_hidden=(64,), value_hidden=16)
     other = Run(config=wider)
     checkpoint = load_latest_checkpoint(tmp_path)
-    with pytest.raises(ValueError, match=r"network is mlp32x1 .* this run builds mlp64x1 .*cannot change on resume"):
+    with pytest.raises(
+        ValueError, match=r"network is mlp32x1 .* this run builds mlp64x1 .*cannot change on resume"
+    ):
         restore_checkpoint(checkpoint, other.learner, other.buffer, other.generators)
     with pytest.raises(ValueError, match="network is mlp32x1"):
         check_compatible(checkpoint, TICTACTOE, wider)
     check_compatible(checkpoint, TICTACTOE, MLP_CONFIG)  # the matching one passes
     # the learner's own key/shape check names the parameter when configs are not compared
-    with pytest.raises(ValueError, match=r"model\['trunk.1.weight'\] has shape \[32, 18\], this network expects \[64, 18\]"):
+    with pytest.raises(
+        ValueError, match=r"model\['trunk.1.weight'\] has shape \[32, 18\], this network expects \[64, 18\]"
+    ):
         restore_checkpoint(checkpoint, other.learner, None, None, game=TICTACTOE, network_config=MLP_CONFIG)
 
 
@@ -294,7 +327,9 @@ def test_resuming_from_an_older_checkpoint_drops_the_unreadable_newer_one(tmp_pa
 
 # ------------------------------------------------------------------------- I1
 @pytest.mark.parametrize("interruption", [RuntimeError("disk on fire"), KeyboardInterrupt()])
-def test_failure_halfway_through_writing_leaves_the_previous_checkpoint_i1(tmp_path, monkeypatch, interruption):
+def test_failure_halfway_through_writing_leaves_the_previous_checkpoint_i1(
+    tmp_path, monkeypatch, interruption
+):
     run = started_run(steps=20)
     previous = run.save(tmp_path)
     previous_bytes = previous.read_bytes()
@@ -334,8 +369,10 @@ def test_adam_state_and_schedule_continue_i2(tmp_path):
     fresh.restore(tmp_path)
     state = fresh.learner.optimizer.state_dict()["state"]
     assert state and all(int(entry["step"]) == 20 for entry in state.values())
-    assert all(float(entry["exp_avg"].abs().sum()) > 0 and float(entry["exp_avg_sq"].abs().sum()) > 0
-               for entry in state.values())
+    assert all(
+        float(entry["exp_avg"].abs().sum()) > 0 and float(entry["exp_avg_sq"].abs().sum()) > 0
+        for entry in state.values()
+    )
     assert fresh.learner.samples_trained == 20 * BATCH
     assert fresh.learner.learning_rate == pytest.approx(expected_lr)
     assert expected_lr < 1e-2  # the cosine schedule has moved
@@ -361,7 +398,9 @@ def test_resume_equivalence_i5(tmp_path):
     assert resumed.learner.steps == straight.learner.steps == 100
     assert resumed.learner.samples_trained == straight.learner.samples_trained
     assert resumed.learner.learning_rate == straight.learner.learning_rate
-    assert [m["learning_rate"] for m in resumed.metrics] == [m["learning_rate"] for m in straight.metrics[50:]]
+    assert [m["learning_rate"] for m in resumed.metrics] == [
+        m["learning_rate"] for m in straight.metrics[50:]
+    ]
     assert resumed.buffer.games_added == straight.buffer.games_added
     for key, value in straight.buffer.state_dict().items():
         if isinstance(value, np.ndarray):
@@ -371,7 +410,9 @@ def test_resume_equivalence_i5(tmp_path):
     for name, tensor in straight.model.state_dict().items():
         torch.testing.assert_close(resumed.model.state_dict()[name], tensor, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(
-        [m["total_loss"] for m in resumed.metrics], [m["total_loss"] for m in straight.metrics[50:]], rtol=1e-4
+        [m["total_loss"] for m in resumed.metrics],
+        [m["total_loss"] for m in straight.metrics[50:]],
+        rtol=1e-4,
     )
 
 
@@ -411,7 +452,10 @@ def test_buffer_of_1000_games_resumes_without_regenerating_h1(tmp_path):
             np.testing.assert_array_equal(resumed.buffer.state_dict()[key], value)
     # training resumes at once, no new game needed
     assert resumed.buffer.can_sample(resumed.learner.samples_trained, BATCH)
-    assert resumed.learner.train_step(resumed.buffer.sample(BATCH, resumed.generators["sample"]))["skipped"] is False
+    assert (
+        resumed.learner.train_step(resumed.buffer.sample(BATCH, resumed.generators["sample"]))["skipped"]
+        is False
+    )
     assert resumed.buffer.games_added == games_added
 
 
@@ -424,7 +468,9 @@ def test_non_finite_weights_are_never_saved_j1(tmp_path):
     with pytest.raises(ValueError, match="refusing to save non-finite weights"):
         run.save(tmp_path)
     assert sorted(p.name for p in checkpoint_folder(tmp_path).iterdir()) == [
-        "buffer_00000002.npz", "ckpt_00000002.pt", "latest"
+        "buffer_00000002.npz",
+        "ckpt_00000002.pt",
+        "latest",
     ]
 
 
@@ -436,12 +482,16 @@ def test_save_argument_validation(tmp_path):
     with pytest.raises(ValueError, match="keep_last: expected an int >= 1, got 0"):
         save_checkpoint(tmp_path, 1, *arguments, keep_last=0)
     with pytest.raises(ValueError, match=r"counters\['when'\]: expected only None, bool"):
-        save_checkpoint(tmp_path, 1, run.learner, run.buffer, capture_rng_states(), {"when": object()}, {}, "v")
+        save_checkpoint(
+            tmp_path, 1, run.learner, run.buffer, capture_rng_states(), {"when": object()}, {}, "v"
+        )
     with pytest.raises(ValueError, match="game: expected a games.Game"):
         save_checkpoint(tmp_path, 1, run.learner, None, capture_rng_states(), {}, {}, "v")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        path = save_checkpoint(tmp_path, 1, run.learner, None, capture_rng_states(), {}, {}, "v", game=TICTACTOE)
+        path = save_checkpoint(
+            tmp_path, 1, run.learner, None, capture_rng_states(), {}, {}, "v", game=TICTACTOE
+        )
     assert load_checkpoint(path).buffer_path is None
 
 
@@ -450,8 +500,16 @@ def test_extra_and_a_buffer_state_from_an_actor(tmp_path):
     assert latest_checkpoint_path(tmp_path) is None
     best = run.learner.snapshot()
     path = save_checkpoint(
-        tmp_path, 2, run.learner, run.buffer.state_dict(), None, {"games": 10}, {}, "v",
-        extra={"best_weights": best, "last_gate": "accepted 0.6"}, game=TICTACTOE,
+        tmp_path,
+        2,
+        run.learner,
+        run.buffer.state_dict(),
+        None,
+        {"games": 10},
+        {},
+        "v",
+        extra={"best_weights": best, "last_gate": "accepted 0.6"},
+        game=TICTACTOE,
     )
     assert latest_checkpoint_path(tmp_path) == path
     checkpoint = load_latest_checkpoint(tmp_path)

@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-
 from test_checkpoint import started_run
 
 TESTS_DIR = Path(__file__).resolve().parent
@@ -47,7 +46,11 @@ def _run(mode: str, run_dir: Path, out: Path) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), str(TESTS_DIR)])}
     result = subprocess.run(
         [sys.executable, "-c", _SCRIPT, mode, str(run_dir), str(out)],
-        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600,
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, result.stderr[-3000:]
 

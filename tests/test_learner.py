@@ -44,8 +44,10 @@ def make_buffer(num_games: int = 30, seed: int = 0) -> ReplayBuffer:
 def poisoned(batch, field: str = "values"):
     array = getattr(batch, field).copy()
     array[0] = np.nan
-    return {**{name: getattr(batch, name) for name in ("observations", "legal_masks", "policies", "values")},
-            field: array}
+    return {
+        **{name: getattr(batch, name) for name in ("observations", "legal_masks", "policies", "values")},
+        field: array,
+    }
 
 
 def test_train_step_fits_a_fixed_batch_and_counts_samples():
@@ -56,8 +58,16 @@ def test_train_step_fits_a_fixed_batch_and_counts_samples():
     for _ in range(59):
         last = learner.train_step(batch)
     assert set(first) == {
-        "policy_loss", "value_loss", "total_loss", "policy_entropy", "grad_norm", "learning_rate", "skipped",
-        "num_skipped", "steps", "samples_trained",
+        "policy_loss",
+        "value_loss",
+        "total_loss",
+        "policy_entropy",
+        "grad_norm",
+        "learning_rate",
+        "skipped",
+        "num_skipped",
+        "steps",
+        "samples_trained",
     }
     assert first["skipped"] is False and first["steps"] == 1 and first["samples_trained"] == 32
     assert last["steps"] == 60 and last["samples_trained"] == 60 * 32
@@ -82,14 +92,21 @@ def test_learning_rate_schedules_known_values():
     assert learning_rate_at(49, 0.1, lr_warmup_samples=100) == pytest.approx(0.05)
     with pytest.raises(ValueError, match="lr_schedule: expected one of"):
         learning_rate_at(0, 0.1, "linear")
-    with pytest.raises(ValueError, match="lr_schedule_samples: expected an int >= 1 for the 'cosine' schedule"):
+    with pytest.raises(
+        ValueError, match="lr_schedule_samples: expected an int >= 1 for the 'cosine' schedule"
+    ):
         learning_rate_at(0, 0.1, "cosine")
 
 
 def test_schedule_counts_samples_not_steps():
     buffer = make_buffer()
     learner = Learner(
-        make_model(), optimizer="sgd", learning_rate=0.1, lr_schedule="cosine", lr_schedule_samples=80, device="cpu"
+        make_model(),
+        optimizer="sgd",
+        learning_rate=0.1,
+        lr_schedule="cosine",
+        lr_schedule_samples=80,
+        device="cpu",
     )
     rng = np.random.default_rng(0)
     rates = [learner.train_step(buffer.sample(8, rng))["learning_rate"] for _ in range(10)]
@@ -103,7 +120,12 @@ def test_gradient_clipping_bounds_the_update():
     buffer = make_buffer()
     batch = buffer.sample(32, np.random.default_rng(1))
     learner = Learner(
-        make_model(), optimizer="sgd", learning_rate=1.0, momentum=0.0, weight_decay=0.0, grad_clip=1e-3,
+        make_model(),
+        optimizer="sgd",
+        learning_rate=1.0,
+        momentum=0.0,
+        weight_decay=0.0,
+        grad_clip=1e-3,
         device="cpu",
     )
     before = torch.cat([p.detach().flatten().clone() for p in learner.model.parameters()])
@@ -200,7 +222,9 @@ def test_state_dict_round_trip_and_mismatches():
     with pytest.raises(ValueError, match="optimizer expected 'sgd', got 'adamw'"):
         Learner(make_model(), optimizer="sgd", device="cpu").load_state_dict(state)
     wider = Learner(make_model(NetworkConfig(kind="mlp", mlp_hidden=(64,), value_hidden=16)), device="cpu")
-    with pytest.raises(ValueError, match=r"model\['trunk.1.weight'\] has shape \[32, 18\], this network expects \[64, 18\]"):
+    with pytest.raises(
+        ValueError, match=r"model\['trunk.1.weight'\] has shape \[32, 18\], this network expects \[64, 18\]"
+    ):
         wider.load_state_dict(state)
     other = Learner(make_model(RESNET_CONFIG), device="cpu")
     with pytest.raises(ValueError, match="model missing keys"):
@@ -231,9 +255,19 @@ def test_constructor_validation(kwargs, message):
 def test_batch_validation():
     learner = Learner(make_model(), device="cpu")
     with pytest.raises(ValueError, match="batch: missing field 'values'"):
-        learner.train_step({"observations": np.zeros((2, 2, 3, 3), np.float32),
-                            "legal_masks": np.ones((2, 9), bool), "policies": np.full((2, 9), 1 / 9, np.float32)})
+        learner.train_step(
+            {
+                "observations": np.zeros((2, 2, 3, 3), np.float32),
+                "legal_masks": np.ones((2, 9), bool),
+                "policies": np.full((2, 9), 1 / 9, np.float32),
+            }
+        )
     with pytest.raises(ValueError, match="batch: expected observations"):
-        learner.train_step({"observations": np.zeros((3, 2, 3, 3), np.float32),
-                            "legal_masks": np.ones((2, 9), bool), "policies": np.full((2, 9), 1 / 9, np.float32),
-                            "values": np.zeros(2, np.float32)})
+        learner.train_step(
+            {
+                "observations": np.zeros((3, 2, 3, 3), np.float32),
+                "legal_masks": np.ones((2, 9), bool),
+                "policies": np.full((2, 9), 1 / 9, np.float32),
+                "values": np.zeros(2, np.float32),
+            }
+        )

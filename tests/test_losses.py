@@ -113,7 +113,9 @@ def test_cross_entropy_matches_a_direct_computation_on_a_batch():
 
 def test_bf16_logits_are_computed_in_float32():
     logits = torch.zeros(1, 9, dtype=torch.bfloat16)
-    total, parts = alphazero_loss(logits, torch.zeros(1, dtype=torch.bfloat16), _p6_target(), torch.zeros(1), _p6_mask())
+    total, parts = alphazero_loss(
+        logits, torch.zeros(1, dtype=torch.bfloat16), _p6_target(), torch.zeros(1), _p6_mask()
+    )
     assert total.dtype == torch.float32
     assert parts["policy_loss"].item() == pytest.approx(math.log(4), abs=1e-6)
 

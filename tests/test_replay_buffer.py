@@ -99,29 +99,57 @@ def _with_policy(record: GameRecord, policy) -> GameRecord:
 
 
 C5_CASES = {
-    "policy sums to 0.9": (lambda r: _with_policy(r, [0, 0, 0, 0.4, 0, 0.3, 0.1, 0, 0.1]), "policies", "sums to 0.9"),
+    "policy sums to 0.9": (
+        lambda r: _with_policy(r, [0, 0, 0, 0.4, 0, 0.3, 0.1, 0, 0.1]),
+        "policies",
+        "sums to 0.9",
+    ),
     "mass on the occupied cell 0": (
-        lambda r: _with_policy(r, [0.1, 0, 0, 0.3, 0, 0.3, 0.2, 0, 0.1]), "policies", "illegal action 0"),
+        lambda r: _with_policy(r, [0.1, 0, 0, 0.3, 0, 0.3, 0.2, 0, 0.1]),
+        "policies",
+        "illegal action 0",
+    ),
     "negative policy entry": (
-        lambda r: _with_policy(r, [0, 0, 0, 1.2, 0, -0.2, 0, 0, 0]), "policies", "negative"),
+        lambda r: _with_policy(r, [0, 0, 0, 1.2, 0, -0.2, 0, 0, 0]),
+        "policies",
+        "negative",
+    ),
     "action out of range": (lambda r: _corrupt(r, "actions", np.array([9])), "actions", "[0, 9)"),
     "action on an occupied cell": (lambda r: _corrupt(r, "actions", np.array([4])), "actions", "illegal"),
-    "value outside [-1, 1]": (lambda r: _corrupt(r, "values", np.array([1.5], np.float32)), "values", "[-1, 1]"),
+    "value outside [-1, 1]": (
+        lambda r: _corrupt(r, "values", np.array([1.5], np.float32)),
+        "values",
+        "[-1, 1]",
+    ),
     "NaN value": (lambda r: _corrupt(r, "values", np.array([np.nan], np.float32)), "values", "non-finite"),
     "infinite observation": (
-        lambda r: _corrupt(r, "observations", np.full((1, 2, 3, 3), np.inf, np.float32)), "observations",
-        "non-finite"),
+        lambda r: _corrupt(r, "observations", np.full((1, 2, 3, 3), np.inf, np.float32)),
+        "observations",
+        "non-finite",
+    ),
     "observation shape": (
-        lambda r: _corrupt(r, "observations", np.zeros((1, 2, 6, 7), np.float32)), "observations", "[1, 2, 3, 3]"),
-    "policy shape": (lambda r: _corrupt(r, "policies", np.full((1, 7), 1 / 7, np.float32)), "policies", "[1, 9]"),
+        lambda r: _corrupt(r, "observations", np.zeros((1, 2, 6, 7), np.float32)),
+        "observations",
+        "[1, 2, 3, 3]",
+    ),
+    "policy shape": (
+        lambda r: _corrupt(r, "policies", np.full((1, 7), 1 / 7, np.float32)),
+        "policies",
+        "[1, 9]",
+    ),
     "legal mask dtype": (
-        lambda r: _corrupt(r, "legal_masks", r.legal_masks.astype(np.float32)), "legal_masks", "bool"),
+        lambda r: _corrupt(r, "legal_masks", r.legal_masks.astype(np.float32)),
+        "legal_masks",
+        "bool",
+    ),
     "empty legal mask": (
-        lambda r: _corrupt(r, "legal_masks", np.zeros((1, 9), bool)), "legal_masks", "no legal action"),
+        lambda r: _corrupt(r, "legal_masks", np.zeros((1, 9), bool)),
+        "legal_masks",
+        "no legal action",
+    ),
     "to_play not 0/1": (lambda r: _corrupt(r, "to_play", np.array([2], np.int8)), "to_play", "0 or 1"),
     "another game": (lambda r: _corrupt(r, "game_name", "connect4"), "game_name", "'tictactoe'"),
-    "no positions": (
-        lambda r: _corrupt(r, "values", np.zeros((0,), np.float32)), "values", "T >= 1"),
+    "no positions": (lambda r: _corrupt(r, "values", np.zeros((0,), np.float32)), "values", "T >= 1"),
 }
 
 
@@ -157,7 +185,9 @@ def test_bad_last_position_rejects_the_whole_game():
     policies = record.policies.copy()
     policies[-1] *= 0.9
     buffer = ReplayBuffer(100, TICTACTOE, seed=0)
-    with pytest.raises(ValueError, match=rf"game 5: field 'policies' row {record.num_positions - 1} sums to 0.9"):
+    with pytest.raises(
+        ValueError, match=rf"game 5: field 'policies' row {record.num_positions - 1} sums to 0.9"
+    ):
         buffer.add_game(_corrupt(record, "policies", policies))
     assert buffer.games_added == 0 and buffer.positions_added == 0 and buffer.size == 0
 
@@ -172,7 +202,9 @@ def test_game_longer_than_capacity_is_rejected():
 
 def test_stored_arrays_are_copies_h2():
     record = random_record(TICTACTOE, np.random.default_rng(1), game_id=0)
-    saved = {name: getattr(record, name).copy() for name in ("observations", "legal_masks", "policies", "values")}
+    saved = {
+        name: getattr(record, name).copy() for name in ("observations", "legal_masks", "policies", "values")
+    }
     buffer = ReplayBuffer(100, TICTACTOE, seed=0)
     buffer.add_game(record)
     # mutate the live arrays the record was built from
@@ -214,9 +246,7 @@ def test_sampling_is_uniform_over_the_window():
     values_in_window = buffer.state_dict()["train/observations"].reshape(size, -1)
     batch = buffer.sample(40_000, np.random.default_rng(5))
     # identify each sample by its slot: match observation + policy rows to stored rows
-    stored = np.concatenate(
-        [values_in_window, buffer.state_dict()["train/policies"]], axis=1
-    )
+    stored = np.concatenate([values_in_window, buffer.state_dict()["train/policies"]], axis=1)
     drawn = np.concatenate([batch.observations.reshape(len(batch), -1), batch.policies], axis=1)
     _, inverse = np.unique(np.concatenate([stored, drawn]), axis=0, return_inverse=True)
     inverse = inverse.ravel()
@@ -243,7 +273,7 @@ def test_growing_window_follows_katago_formula():
 
 def test_katago_default_window_at_one_million():
     # c = 250k, alpha = 0.75, beta = 0.4 at n = 1M: 250k * (1 + 0.4 * (4 ** 0.75 - 1) / 0.75)
-    assert WindowGrowth().window(1_000_000) == pytest.approx(250_000 * (1 + 0.4 * (2 ** 1.5 - 1) / 0.75))
+    assert WindowGrowth().window(1_000_000) == pytest.approx(250_000 * (1 + 0.4 * (2**1.5 - 1) / 0.75))
     assert WindowGrowth().window(1_000_000) == pytest.approx(493_790.6, abs=1.0)
 
 
@@ -371,7 +401,9 @@ def test_can_sample_needs_a_full_batch():
 # ------------------------------------------------------------------------- validation split (H3)
 def test_validation_split_by_game_id_is_disjoint_h3():
     buffer = ReplayBuffer(2000, TICTACTOE, seed=0, validation_every=4)
-    splits = [buffer.add_game(r) for r in [random_record(TICTACTOE, np.random.default_rng(i), i) for i in range(40)]]
+    splits = [
+        buffer.add_game(r) for r in [random_record(TICTACTOE, np.random.default_rng(i), i) for i in range(40)]
+    ]
     assert splits == ["validation" if i % 4 == 0 else "train" for i in range(40)]
     validation_ids = set(buffer.validation_game_ids().tolist())
     train_ids = set(buffer.game_ids_in_window().tolist())

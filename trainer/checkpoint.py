@@ -65,8 +65,18 @@ LATEST_FILE = "latest"
 
 #: Top-level keys of a checkpoint file.
 CHECKPOINT_KEYS = (
-    "format", "format_version", "step", "model", "learner", "counters", "rng_states", "config",
-    "code_version", "game", "buffer_file", "extra",
+    "format",
+    "format_version",
+    "step",
+    "model",
+    "learner",
+    "counters",
+    "rng_states",
+    "config",
+    "code_version",
+    "game",
+    "buffer_file",
+    "extra",
 )
 
 _CHECKPOINT_NAME = re.compile(r"^ckpt_(\d{8,})\.pt$")
@@ -106,10 +116,13 @@ def capture_rng_states(generators: Mapping[str, np.random.Generator] | None = No
     for name, generator in dict(generators or {}).items():
         if not isinstance(name, str) or not isinstance(generator, np.random.Generator):
             raise ValueError(
-                f"generators: expected str names of numpy.random.Generator, got {name!r}: {type(generator).__name__}"
+                "generators: expected str names of numpy.random.Generator, "
+                f"got {name!r}: {type(generator).__name__}"
             )
         numpy_states[name] = check_plain(generator.bit_generator.state, f"generators[{name!r}]")
-    cuda_states = [state.clone() for state in torch.cuda.get_rng_state_all()] if torch.cuda.is_available() else []
+    cuda_states = (
+        [state.clone() for state in torch.cuda.get_rng_state_all()] if torch.cuda.is_available() else []
+    )
     return {"numpy": numpy_states, "torch": torch.get_rng_state().clone(), "torch_cuda": cuda_states}
 
 
@@ -129,11 +142,15 @@ def restore_rng_states(states: Mapping, generators: Mapping[str, np.random.Gener
             raise ValueError(f"rng_states: missing key {key!r}")
     for name, generator in dict(generators or {}).items():
         if name not in states["numpy"]:
-            raise ValueError(f"rng_states: no saved state for generator {name!r}; saved: {sorted(states['numpy'])}")
+            raise ValueError(
+                f"rng_states: no saved state for generator {name!r}; saved: {sorted(states['numpy'])}"
+            )
         saved = states["numpy"][name]
         kind = type(generator.bit_generator).__name__
         if saved.get("bit_generator") != kind:
-            raise ValueError(f"rng_states[{name!r}]: saved for {saved.get('bit_generator')!r}, generator is {kind!r}")
+            raise ValueError(
+                f"rng_states[{name!r}]: saved for {saved.get('bit_generator')!r}, generator is {kind!r}"
+            )
         generator.bit_generator.state = saved
     torch.set_rng_state(states["torch"].cpu())
     cuda_states = states.get("torch_cuda") or []
@@ -157,7 +174,8 @@ def _game_of(game, buffer) -> Game:
         game = buffer.game
     if not isinstance(game, Game):
         raise ValueError(
-            f"game: expected a games.Game (needed when buffer is not a ReplayBuffer), got {type(game).__name__}"
+            "game: expected a games.Game (needed when buffer is not a ReplayBuffer), "
+            f"got {type(game).__name__}"
         )
     return game
 
@@ -248,8 +266,9 @@ def save_checkpoint(
         "model": model,
         "learner": learner_state,
         "counters": check_plain(dict(counters), "counters"),
-        "rng_states": check_plain(_to_cpu(dict(rng_states if rng_states is not None else capture_rng_states())),
-                                  "rng_states"),
+        "rng_states": check_plain(
+            _to_cpu(dict(rng_states if rng_states is not None else capture_rng_states())), "rng_states"
+        ),
         "config": check_plain(dict(config_dict), "config_dict"),
         "code_version": str(code_version),
         "game": {"name": game.name, "version": int(game.version)},
@@ -266,7 +285,8 @@ def save_checkpoint(
             buffer(path)
         else:
             raise ValueError(
-                f"buffer: expected a ReplayBuffer, its state dict, a save function or None, got {type(buffer).__name__}"
+                "buffer: expected a ReplayBuffer, its state dict, a save function or None, "
+                f"got {type(buffer).__name__}"
             )
         payload["buffer_file"] = path.name
     target = checkpoint_file(run_dir, step)
@@ -395,7 +415,8 @@ def load_checkpoint(path: str | os.PathLike, map_location="cpu", check_buffer: b
         raise ValueError(f"{path}: expected format {CHECKPOINT_FORMAT!r}, found {found!r}")
     if payload.get("format_version") != CHECKPOINT_FORMAT_VERSION:
         raise ValueError(
-            f"{path}: expected format_version {CHECKPOINT_FORMAT_VERSION}, found {payload.get('format_version')!r}"
+            f"{path}: expected format_version {CHECKPOINT_FORMAT_VERSION}, "
+            f"found {payload.get('format_version')!r}"
         )
     missing = sorted(set(CHECKPOINT_KEYS) - set(payload))
     extra = sorted(set(payload) - set(CHECKPOINT_KEYS))
@@ -413,7 +434,8 @@ def load_checkpoint(path: str | os.PathLike, map_location="cpu", check_buffer: b
                         raise ValueError("no 'meta_json' entry")
             except Exception as error:
                 raise ValueError(
-                    f"{path}: its replay buffer file {buffer_path.name} is unreadable ({type(error).__name__}: {error})"
+                    f"{path}: its replay buffer file {buffer_path.name} is unreadable "
+                    f"({type(error).__name__}: {error})"
                 ) from error
     return Checkpoint(path=path, payload=payload, buffer_path=buffer_path)
 
@@ -446,7 +468,9 @@ def load_latest_checkpoint(run_dir: str | os.PathLike, map_location="cpu") -> Ch
             return load_checkpoint(path, map_location=map_location)
         except (ValueError, OSError) as error:
             reasons.append(f"{path.name}: {error}")
-            warnings.warn(f"skipping unreadable checkpoint {path}: {error}; trying the previous one", stacklevel=2)
+            warnings.warn(
+                f"skipping unreadable checkpoint {path}: {error}; trying the previous one", stacklevel=2
+            )
     raise FileNotFoundError(f"no readable checkpoint in {checkpoint_folder(run_dir)}: " + "; ".join(reasons))
 
 
@@ -462,7 +486,8 @@ def check_compatible(
     if game is not None:
         if saved_game["name"] != game.name:
             raise ValueError(
-                f"{checkpoint.path}: checkpoint is for game {saved_game['name']!r}, this run plays {game.name!r}"
+                f"{checkpoint.path}: checkpoint is for game {saved_game['name']!r}, "
+                f"this run plays {game.name!r}"
             )
         if int(saved_game["version"]) != int(game.version):
             raise ValueError(

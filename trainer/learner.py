@@ -54,19 +54,25 @@ def _resolve_device(device) -> torch.device:
     try:
         resolved = torch.device(device)
     except (RuntimeError, TypeError) as error:
-        raise ValueError(f"device: expected 'auto', 'cpu', 'cuda' or a torch.device, got {device!r}") from error
+        raise ValueError(
+            f"device: expected 'auto', 'cpu', 'cuda' or a torch.device, got {device!r}"
+        ) from error
     if resolved.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device: {device!r} asked for, but CUDA is not available on this machine")
     return resolved
 
 
-def _check_number(name: str, value, minimum: float, inclusive: bool = True, maximum: float | None = None) -> float:
+def _check_number(
+    name: str, value, minimum: float, inclusive: bool = True, maximum: float | None = None
+) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise ValueError(f"{name}: expected a number, got {value!r}")
     value = float(value)
     low_ok = value >= minimum if inclusive else value > minimum
     if not math.isfinite(value) or not low_ok or (maximum is not None and value > maximum):
-        bound = f"{'>=' if inclusive else '>'} {minimum}" + (f" and <= {maximum}" if maximum is not None else "")
+        bound = f"{'>=' if inclusive else '>'} {minimum}" + (
+            f" and <= {maximum}" if maximum is not None else ""
+        )
         raise ValueError(f"{name}: expected a finite number {bound}, got {value}")
     return value
 
@@ -116,7 +122,8 @@ def learning_rate_at(
         raise ValueError(f"lr_schedule: expected one of {list(LR_SCHEDULES)}, got {lr_schedule!r}")
     if lr_schedule != "constant" and (lr_schedule_samples is None or lr_schedule_samples < 1):
         raise ValueError(
-            f"lr_schedule_samples: expected an int >= 1 for the {lr_schedule!r} schedule, got {lr_schedule_samples!r}"
+            f"lr_schedule_samples: expected an int >= 1 for the {lr_schedule!r} schedule, "
+            f"got {lr_schedule_samples!r}"
         )
     s = float(samples_trained)
     if lr_schedule == "constant":
@@ -191,7 +198,9 @@ class Learner:
             "lr_warmup_samples": int(_check_number("lr_warmup_samples", lr_warmup_samples, 0.0)),
             "lr_min_ratio": _check_number("lr_min_ratio", lr_min_ratio, 0.0, maximum=1.0),
             "lr_step_gamma": _check_number("lr_step_gamma", lr_step_gamma, 0.0, inclusive=False, maximum=1.0),
-            "grad_clip": None if grad_clip is None else _check_number("grad_clip", grad_clip, 0.0, inclusive=False),
+            "grad_clip": None
+            if grad_clip is None
+            else _check_number("grad_clip", grad_clip, 0.0, inclusive=False),
             "value_weight": _check_number("value_weight", value_weight, 0.0),
             "max_consecutive_skips": int(_check_number("max_consecutive_skips", max_consecutive_skips, 1.0)),
         }
@@ -213,7 +222,9 @@ class Learner:
                 parameters, lr=hp["learning_rate"], momentum=hp["momentum"], weight_decay=hp["weight_decay"]
             )
         else:
-            self.optimizer = torch.optim.AdamW(parameters, lr=hp["learning_rate"], weight_decay=hp["weight_decay"])
+            self.optimizer = torch.optim.AdamW(
+                parameters, lr=hp["learning_rate"], weight_decay=hp["weight_decay"]
+            )
         self.steps = 0
         self.samples_trained = 0
         self.num_skipped = 0
@@ -243,7 +254,9 @@ class Learner:
         for name in names:
             value = batch.get(name) if isinstance(batch, Mapping) else getattr(batch, name, None)
             if value is None:
-                raise ValueError(f"batch: missing field {name!r}; expected a replay_buffer.Batch or a mapping")
+                raise ValueError(
+                    f"batch: missing field {name!r}; expected a replay_buffer.Batch or a mapping"
+                )
             tensors.append(torch.as_tensor(value).to(self.device, non_blocking=True))
         observations, legal_masks, policies, values = tensors
         size = values.shape[0] if values.dim() == 1 else -1
@@ -284,7 +297,12 @@ class Learner:
         with torch.autocast(device_type=self.device.type, dtype=torch.bfloat16, enabled=self.bf16_autocast):
             policy_logits, value = self.model(observations)
         total, parts = alphazero_loss(
-            policy_logits.float(), value.float(), policies, values, legal_masks, self.hyperparameters["value_weight"]
+            policy_logits.float(),
+            value.float(),
+            policies,
+            values,
+            legal_masks,
+            self.hyperparameters["value_weight"],
         )
         reason = None
         grad_norm = torch.tensor(float("nan"))
@@ -294,7 +312,9 @@ class Learner:
             total.backward()
             max_norm = self.hyperparameters["grad_clip"]
             parameters = [p for group in self.optimizer.param_groups for p in group["params"]]
-            grad_norm = torch.nn.utils.clip_grad_norm_(parameters, max_norm if max_norm is not None else math.inf)
+            grad_norm = torch.nn.utils.clip_grad_norm_(
+                parameters, max_norm if max_norm is not None else math.inf
+            )
             if not bool(torch.isfinite(grad_norm)):
                 reason = "non-finite gradient"
         if reason is None:
@@ -310,8 +330,13 @@ class Learner:
             self.num_skipped += 1
             self.consecutive_skips += 1
         numbers = torch.stack(
-            [parts["policy_loss"], parts["value_loss"], total.detach(), parts["policy_entropy"],
-             grad_norm.detach().float().to(total.device)]
+            [
+                parts["policy_loss"],
+                parts["value_loss"],
+                total.detach(),
+                parts["policy_entropy"],
+                grad_norm.detach().float().to(total.device),
+            ]
         ).tolist()
         metrics = {
             "policy_loss": numbers[0],
@@ -339,13 +364,17 @@ class Learner:
         """True if every floating parameter and buffer of the model is finite."""
         with torch.no_grad():
             return all(
-                bool(torch.isfinite(t).all()) for t in self.model.state_dict().values() if t.is_floating_point()
+                bool(torch.isfinite(t).all())
+                for t in self.model.state_dict().values()
+                if t.is_floating_point()
             )
 
     def snapshot(self) -> dict[str, torch.Tensor]:
         """A CPU copy of the model's ``state_dict`` (never views of the live weights), e.g. for
         publishing weights or keeping the best model (CASES G3)."""
-        return {name: tensor.detach().to("cpu", copy=True) for name, tensor in self.model.state_dict().items()}
+        return {
+            name: tensor.detach().to("cpu", copy=True) for name, tensor in self.model.state_dict().items()
+        }
 
     def weights_hash(self) -> str:
         """:func:`weights_hash` of the current model."""
@@ -394,7 +423,8 @@ class Learner:
         saved_optimizer = state["hyperparameters"].get("optimizer")
         if saved_optimizer != self.hyperparameters["optimizer"]:
             raise ValueError(
-                f"learner state: optimizer expected {self.hyperparameters['optimizer']!r}, got {saved_optimizer!r}"
+                f"learner state: optimizer expected {self.hyperparameters['optimizer']!r}, "
+                f"got {saved_optimizer!r}"
             )
         own = self.model.state_dict()
         model_state = state["model"]
@@ -412,12 +442,15 @@ class Learner:
         for key in ("steps", "samples_trained", "num_skipped", "consecutive_skips"):
             if key not in counters:
                 raise ValueError(f"learner state: counters missing key {key!r}")
-        saved_groups = state["optimizer"].get("param_groups", []) if isinstance(state["optimizer"], Mapping) else []
+        saved_groups = (
+            state["optimizer"].get("param_groups", []) if isinstance(state["optimizer"], Mapping) else []
+        )
         own_sizes = [len(group["params"]) for group in self.optimizer.param_groups]
         saved_sizes = [len(group.get("params", [])) for group in saved_groups]
         if saved_sizes != own_sizes:
             raise ValueError(
-                f"learner state: optimizer parameter groups hold {saved_sizes} parameters, expected {own_sizes}"
+                f"learner state: optimizer parameter groups hold {saved_sizes} parameters, "
+                f"expected {own_sizes}"
             )
         self.model.load_state_dict(model_state, strict=True)
         self.optimizer.load_state_dict(state["optimizer"])
