@@ -13,13 +13,14 @@ pick up a newly promoted model.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 
 import numpy as np
 import torch
 
 from networks.evaluator_base import Evaluator, UniformEvaluator
-from networks.model_utils import fuse_conv_batch_norm
+from networks.model_utils import fuse_conv_batch_norm, unwrap_model
 from networks.policy_numpy import masked_softmax_with_count_numpy
 from networks.shapes import check_evaluate_inputs
 
@@ -73,8 +74,9 @@ class TorchEvaluator:
     Args:
         model: a module whose ``forward(obs [B, C, H, W] float32)`` returns ``(logits [B, A],
             value [B])`` and which has ``observation_shape`` and ``num_actions`` attributes (every
-            network from :func:`networks.build_network` does). It is moved to ``device`` and put in
-            eval mode (batch norm uses its running statistics).
+            network from :func:`networks.build_network` does). The evaluator keeps its own copy on
+            ``device`` in eval mode (batch norm uses its running statistics); the caller's model is
+            not modified, and later changes to it arrive only through :meth:`set_weights`.
         device: ``None`` or ``"auto"`` (CUDA when available, else CPU), ``"cpu"``, ``"cuda"``,
             ``"cuda:N"`` or a ``torch.device``.
         use_bf16: bf16 autocast; ``None`` turns it on for CUDA devices with bf16 support and off on
@@ -122,7 +124,9 @@ class TorchEvaluator:
                 "use use_bf16=None (auto) or False"
             )
         self.use_bf16 = bool(use_bf16)
-        self.model = model.to(self.device).eval()
+        # Our own copy: the caller's model keeps its device and training mode (a trainer may hand
+        # over its live model), and later changes to it reach us only through set_weights().
+        self.model = copy.deepcopy(unwrap_model(model)).to(self.device).eval()
         self.observation_shape = tuple(model.observation_shape)
         self.num_actions = int(model.num_actions)
         self.compiled = bool(compile)

@@ -263,3 +263,16 @@ def test_batch_norm_folding_keeps_outputs_and_the_original_model():
     folded = TorchEvaluator(model, device="cpu").evaluate(observations, legal)
     np.testing.assert_allclose(folded[0], plain[0], atol=1e-6)
     np.testing.assert_allclose(folded[1], plain[1], atol=1e-6)
+
+
+def test_the_callers_model_is_not_modified():
+    model = build_network(NetworkConfig(num_blocks=1, channels=8), *CONNECT4)
+    assert model.training
+    evaluator = TorchEvaluator(model, device="cpu")
+    assert model.training and evaluator.model is not model and not evaluator.model.training
+    observations, legal = _inputs(*CONNECT4, batch=2)
+    before, _ = evaluator.evaluate(observations, legal)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.add_(1.0)
+    np.testing.assert_array_equal(evaluator.evaluate(observations, legal)[0], before)
