@@ -3,7 +3,9 @@
 For each network and batch size it reports ``forward_positions_per_s`` (positions per second of
 ``model(observations)`` alone, in ``torch.inference_mode``, input already a tensor on the device)
 and ``evaluator_positions_per_s`` (``TorchEvaluator.evaluate`` with numpy in and out, masking
-included: what the search sees). Positions are random 0/1 planes of the game's observation shape.
+included: what the search sees), each also per process CPU second (``..._per_cpu_s``), which is the
+steadier figure on a machine shared with other work. Positions are random 0/1 planes of the game's
+observation shape. The bare forward runs the evaluator's own inference module (batch norm folded).
 
 Defaults: CPU, ``torch.set_num_threads(1)`` (one self-play actor per core), the project's default
 Connect Four network (``networks.config.CONNECT4_CPU_DEFAULT``) and tic-tac-toe MLP, batch sizes
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 import time
@@ -44,14 +47,15 @@ from networks.model_utils import count_parameters  # noqa: E402
 GAMES = {"connect4": ((2, 6, 7), 7), "tictactoe": ((2, 3, 3), 9)}
 
 
-def _rate(fn, batch: int, seconds: float, device: torch.device) -> float:
-    """Positions per second of ``fn()`` (one call = ``batch`` positions), after a warm-up."""
+def _rate(fn, batch: int, seconds: float, device: torch.device) -> tuple[float, float]:
+    """Positions per wall-clock second and per process CPU second of ``fn()`` (one call = ``batch``
+    positions), after a warm-up. On a shared machine the CPU-second rate is the steadier figure."""
     for _ in range(3):
         fn()
     if device.type == "cuda":
         torch.cuda.synchronize(device)
     calls = 0
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     while True:
         fn()
         calls += 1
@@ -59,7 +63,8 @@ def _rate(fn, batch: int, seconds: float, device: torch.device) -> float:
             torch.cuda.synchronize(device)
         elapsed = time.perf_counter() - start
         if elapsed >= seconds and calls >= 3:
-            return calls * batch / elapsed
+            cpu = max(time.process_time() - start_cpu, 1e-9)
+            return calls * batch / elapsed, calls * batch / cpu
 
 
 def bench(
@@ -85,22 +90,20 @@ def bench(
             ):
                 forward(inputs)
 
+        forward_wall, forward_cpu = _rate(bare, batch, seconds, evaluator.device)
+        evaluator_wall, evaluator_cpu = _rate(
+            lambda o=observations, m=legal: evaluator.evaluate(o, m), batch, seconds, evaluator.device
+        )
         runs.append(
             {
                 "game": game,
                 "network": config.name,
                 "parameters": count_parameters(model),
                 "batch_size": batch,
-                "forward_positions_per_s": round(_rate(bare, batch, seconds, evaluator.device), 1),
-                "evaluator_positions_per_s": round(
-                    _rate(
-                        lambda o=observations, m=legal: evaluator.evaluate(o, m),
-                        batch,
-                        seconds,
-                        evaluator.device,
-                    ),
-                    1,
-                ),
+                "forward_positions_per_s": round(forward_wall, 1),
+                "evaluator_positions_per_s": round(evaluator_wall, 1),
+                "forward_positions_per_cpu_s": round(forward_cpu, 1),
+                "evaluator_positions_per_cpu_s": round(evaluator_cpu, 1),
             }
         )
     return runs
@@ -156,6 +159,8 @@ def main(argv=None) -> int:
         "threads": args.threads,
         "torch": torch.__version__,
         "seconds_per_measurement": args.seconds,
+        "load_average_1min": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
+        "cpu_count": os.cpu_count(),
         "defaults": {
             "connect4_cpu": CONNECT4_CPU_DEFAULT.name,
             "connect4_gpu": CONNECT4_GPU_DEFAULT.name,
