@@ -21,6 +21,7 @@ a load error says exactly what does not match).
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -185,6 +186,28 @@ def _expected_game(expected_game) -> tuple[str | None, int | None, tuple | None,
     )
 
 
+def _describe_load_error(error: Exception) -> str:
+    """One line on why ``torch.load(weights_only=True)`` refused a file.
+
+    torch's own message advises retrying with ``weights_only=False``, which would run whatever code
+    the file carries; we never do, and say what was found instead.
+    """
+    text = str(error)
+    forbidden = re.search(r"GLOBAL ([\w.]+)", text)
+    if forbidden:
+        return (
+            f"it refers to the Python object {forbidden[1]!r}, which a weights file never holds; "
+            "refused without running it (a crafted or foreign pickle)"
+        )
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    boilerplate = ("Weights only load failed", "Check the documentation", "Please file an issue")
+    useful = [line for line in lines if not line.startswith(boilerplate)]
+    detail = (useful or lines or [""])[0]
+    if len(detail) > 160:
+        detail = detail[:157] + "..."
+    return f"the file is truncated, corrupt or not such a file ({type(error).__name__}: {detail})"
+
+
 def _read_payload(path: Path, map_location) -> dict:
     if not path.exists():
         raise FileNotFoundError(f"model weights file not found: {path}")
@@ -195,12 +218,10 @@ def _read_payload(path: Path, map_location) -> dict:
     try:
         obj = torch.load(path, map_location=map_location, weights_only=True)
     except Exception as error:  # truncated zip, random bytes, a forbidden global in the pickle...
-        first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
         raise ValueError(
             f"cannot read model weights from {path}: expected a file written by "
-            "networks.checkpoint.save_model "
-            f"(torch.save of tensors and plain types, read with weights_only=True); the file is truncated, "
-            f"corrupt or not such a file ({type(error).__name__}: {first_line})"
+            "networks.checkpoint.save_model (torch.save of tensors and plain types, read with "
+            f"weights_only=True); {_describe_load_error(error)}"
         ) from error
     if isinstance(obj, dict) and obj.get("format") != FORMAT and isinstance(obj.get("model"), dict):
         obj = obj["model"]  # a training checkpoint embedding model_payload()

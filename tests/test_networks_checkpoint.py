@@ -165,9 +165,12 @@ def test_crafted_pickle_is_not_executed(tmp_path, container):
         torch.save({"format": "tabula-rasa-model", "state_dict": _Payload(marker)}, path)
     else:
         path.write_bytes(pickle.dumps(_Payload(marker), protocol=2))
-    with pytest.raises(ValueError, match="cannot read model weights from .*evil.pt"):
+    with pytest.raises(ValueError, match="cannot read model weights from .*evil.pt") as raised:
         load_model(path)
     assert not marker.exists()
+    message = str(raised.value)
+    assert "'posix.mkdir'" in message and "refused without running it" in message
+    assert "weights_only` set to `False`" not in message  # never advise running untrusted code
 
 
 def test_i4_file_holds_only_tensors_and_plain_types(saved):
