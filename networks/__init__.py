@@ -10,6 +10,7 @@ loading torch, which keeps ``play`` on ONNX Runtime light)::
     save_model, load_model, ModelMetadata                  (networks.checkpoint)
     export_model                                           (networks.export)
     load_exported                                          (networks.onnx_evaluator)
+    load_evaluator (a weights file or an export folder)    (networks.loading)
 
 Every network's ``forward(observations [B, C, H, W] float32)`` returns ``(policy_logits [B, A]
 float32, value [B] float32 in [-1, 1])``, values for the player to move; the logits are unmasked.
@@ -32,6 +33,7 @@ _LAZY = {
     "ModelMetadata": "networks.checkpoint",
     "export_model": "networks.export",
     "load_exported": "networks.onnx_evaluator",
+    "load_evaluator": "networks.loading",
     "ResNet": "networks.resnet",
     "MLP": "networks.mlp",
 }
@@ -82,6 +84,7 @@ __all__ = [
     "default_config",
     "device_from_config",
     "export_model",
+    "load_evaluator",
     "load_exported",
     "load_model",
     "masked_log_softmax",

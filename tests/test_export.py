@@ -176,3 +176,36 @@ def test_export_model_command(tmp_path, capsys):
     assert "error: cannot read model weights" in capsys.readouterr().err
     assert export_cli_main([str(checkpoint), str(tmp_path / "o3"), "--game", "tictactoe"]) == 2
     assert "expected 'tictactoe'" in capsys.readouterr().err
+
+
+def test_load_evaluator_opens_a_weights_file_or_an_export_folder(tmp_path):
+    from networks.evaluator import TorchEvaluator
+    from networks.loading import is_export, load_evaluator
+    from networks.onnx_evaluator import OnnxEvaluator
+
+    config = NetworkConfig(kind="mlp", mlp_hidden=(8,))
+    model = _trained_like(config, TICTACTOE)
+    weights = save_model(tmp_path / "best.pt", model, config, "tictactoe", 1)
+    folder = export_model(model, config, "tictactoe", 1, tmp_path / "export")
+    assert is_export(folder) and is_export(folder / "model.onnx") and not is_export(weights)
+    observations = np.random.default_rng(0).standard_normal((4, 2, 3, 3)).astype(np.float32)
+    legal = np.ones((4, 9), dtype=bool)
+    legal[:, 4] = False
+    torch_evaluator = load_evaluator(weights, expected_game="tictactoe", device="cpu")
+    onnx_evaluator = load_evaluator(folder, expected_game="tictactoe")
+    rebuilt = load_evaluator(folder, backend="torch", device="cpu")
+    assert isinstance(torch_evaluator, TorchEvaluator) and isinstance(rebuilt, TorchEvaluator)
+    assert isinstance(onnx_evaluator, OnnxEvaluator)
+    expected = torch_evaluator.evaluate(observations, legal)
+    for other in (onnx_evaluator, rebuilt):
+        priors, values = other.evaluate(observations, legal)
+        np.testing.assert_allclose(priors, expected[0], atol=1e-5)
+        np.testing.assert_allclose(values, expected[1], atol=1e-5)
+    with pytest.raises(ValueError, match="backend 'onnx' needs an export folder"):
+        load_evaluator(weights, backend="onnx")
+    with pytest.raises(ValueError, match=r"backend: expected one of \['auto', 'onnx', 'torch'\], got 'tf'"):
+        load_evaluator(weights, backend="tf")
+    with pytest.raises(FileNotFoundError, match="model not found"):
+        load_evaluator(tmp_path / "missing.pt")
+    with pytest.raises(ValueError, match="expected 'connect4'"):
+        load_evaluator(folder, expected_game="connect4")
