@@ -19,7 +19,7 @@ from search.alphabeta import (
     static_action_order,
 )
 from search.heuristics import connect4_evaluate, connect4_noisy_actions
-from search.minimax import PROVEN_THRESHOLD, WIN_SCORE, depth_limited_minimax
+from search.minimax import PROVEN_THRESHOLD, WIN_SCORE, Minimax, depth_limited_minimax
 
 
 @pytest.fixture(scope="module")
@@ -138,6 +138,16 @@ def test_tictactoe_solved_by_alphabeta(tictactoe):
     full = iterative_deepening(tictactoe, tictactoe.initial_state(), max_depth=9)
     assert full.score == 0
     assert full.depth == 9
+
+
+def test_full_depth_alphabeta_agrees_with_exhaustive_minimax(tictactoe):
+    solver = Minimax(tictactoe)
+    for state in _random_positions(tictactoe, 5, 150, max_plies=8):
+        result = alphabeta(tictactoe, state, 9)
+        value = solver.value(state)
+        assert np.sign(result.score) == value
+        assert solver.action_values(state)[result.action] == value
+        assert result.proven == (value != 0)
 
 
 def test_prefers_the_fastest_win(connect4):
