@@ -141,6 +141,8 @@ def test_onnx_loader_imports_no_torch(tmp_path):
         f"e = load_exported({str(tmp_path)!r})\n"
         "p, v = e.evaluate(np.zeros((3, 2, 3, 3), np.float32), np.ones((3, 9), bool))\n"
         "assert p.shape == (3, 9) and v.shape == (3,)\n"
+        "from networks import load_evaluator\n"
+        f"load_evaluator({str(tmp_path)!r}, expected_game='tictactoe')\n"
         "print(sorted(m for m in sys.modules if m == 'torch' or m.startswith('torch.')))\n"
     )
     result = subprocess.run(
