@@ -73,7 +73,7 @@ def check_plain(value, where: str = "extra"):
         return value.item()
     if isinstance(value, (list, tuple)):
         items = [check_plain(item, f"{where}[{i}]") for i, item in enumerate(value)]
-        return type(value)(items)
+        return tuple(items) if isinstance(value, tuple) else items  # a namedtuple becomes a tuple
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
