@@ -121,8 +121,9 @@ class GatingWorker:
                 candidate_version, best_version, 0, 0, 0, 0.0, False, 0,
                 refused_reason="candidate and best have identical weights",
             )
-        self.candidate.set_weights(candidate_weights, version=candidate_version)
-        self.best.set_weights(best_weights, version=best_version)
+        # copies: arrays that arrive through Ray's object store are read-only views
+        self.candidate.set_weights({k: np.array(_to_numpy(v)) for k, v in candidate_weights.items()}, version=candidate_version)
+        self.best.set_weights({k: np.array(_to_numpy(v)) for k, v in best_weights.items()}, version=best_version)
         match = play_match(
             self.game, self.candidate.evaluate, self.best.evaluate, self.num_games, self.puct_config,
             self.rng, self.opening_random_plies,

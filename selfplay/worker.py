@@ -96,7 +96,8 @@ class SelfPlayWorker:
             ValueError: if the worker does not have ``version`` and no weights were given.
         """
         if weights is not None:
-            self.evaluator.set_weights(weights, version=version)
+            # copies: arrays that arrive through Ray's object store are read-only views
+            self.evaluator.set_weights({name: np.array(value) for name, value in weights.items()}, version=version)
             self.version = version
             self.runner.model_version = version
         elif version != self.version:

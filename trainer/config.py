@@ -89,7 +89,7 @@ class ArenaSchema:
     threshold: float = 0.55  # promote when score >= threshold (draws count half)
     num_simulations: int = 64
     opening_random_plies: int = 2  # seeded random plies at the start of each arena game
-    num_cpus: float = 1.0
+    num_cpus: float = 0.0  # CPUs reserved for the gating actor; 0 shares them with self-play
 
 
 @dataclass

@@ -1,0 +1,56 @@
+"""``train``: the self-play training run, configured by Hydra (configs/train.yaml).
+
+Examples::
+
+    train                                   # Connect Four, CPU defaults, 60 minutes
+    train game=tictactoe run.max_minutes=5  # a fast run
+    train experiment=gpu                    # a GPU box
+    train ray.address=auto                  # join a running Ray cluster
+    train resume=outputs/connect4/2026-11-29_14-00-00 run.max_minutes=120
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig
+
+from trainer.config import register_configs, to_train_config
+
+CONFIG_DIR = str(Path(__file__).resolve().parents[1] / "configs")
+
+register_configs()
+
+
+@hydra.main(version_base="1.3", config_path=CONFIG_DIR, config_name="train")
+def _main(cfg: DictConfig) -> None:
+    from trainer.loop import TrainingRun
+
+    config = to_train_config(cfg)  # the only DictConfig -> dataclass conversion (CASES M1, M2)
+    if config.resume:
+        run_dir = Path(config.resume)
+        if not run_dir.is_dir():
+            raise SystemExit(f"train: resume={config.resume}: no such run directory")
+    else:
+        run_dir = Path(HydraConfig.get().runtime.output_dir)
+    try:
+        summary = TrainingRun(config, run_dir).run()
+    except ValueError as exc:
+        raise SystemExit(f"train: {exc}") from None
+    print(
+        f"run finished ({summary.stopped_by}): {summary.steps} steps, {summary.games} games, "
+        f"best version {summary.best_version} ({summary.promotions} promotions in {summary.gates} gates), "
+        f"{summary.seconds:.0f} s; outputs in {summary.run_dir}"
+    )
+
+
+def main() -> None:
+    """Console-script entry point."""
+    _main()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,585 @@
+"""The training run: Ray actors for self-play, the replay buffer and gating; the learner here.
+
+Read top to bottom, one loop iteration does:
+
+1. collect the self-play tasks that finished (non-blocking) and give each worker its next task,
+   with the best weights when its version is stale (AlphaGo Zero: self-play uses the best model);
+2. if the replay-ratio limit allows, fetch a few batches from the buffer actor (the loop's one
+   blocking ``ray.get``) and take an optimiser step on each; on step boundaries publish weights,
+   start a gating match, write a checkpoint;
+3. collect a finished gating match (non-blocking) and promote the candidate if it passed;
+4. log to TensorBoard and refresh the terminal status.
+
+A dead self-play actor is replaced and the run goes on; the buffer keeps only whole games, since
+workers send finished games only (CASES L1). A dead buffer actor stops the run with a message that
+names the last checkpoint to resume from. Ctrl-C writes a checkpoint, then exits.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+import games
+from trainer import checkpoint as ckpt
+from trainer.config import TrainSchema, network_config, to_dict, validate
+
+log = logging.getLogger(__name__)
+
+#: keys of the config that a resumed run may not change: the checkpoint would not fit
+IMMUTABLE_ON_RESUME = ("game", "network")
+
+
+class RunStopped(RuntimeError):
+    """The run cannot go on (a lost replay buffer, say); the message says how to resume."""
+
+
+@dataclass
+class RunSummary:
+    run_dir: str
+    steps: int
+    games: int
+    positions: int
+    best_version: int
+    promotions: int
+    gates: int
+    seconds: float
+    stopped_by: str
+
+
+def check_resume_compatible(saved: dict, current: dict) -> None:
+    """Raise ValueError naming every immutable key whose value differs from the saved run."""
+    problems = []
+    for section in IMMUTABLE_ON_RESUME:
+        old, new = saved.get(section, {}), current.get(section, {})
+        for key in sorted(set(old) | set(new)):
+            if old.get(key) != new.get(key):
+                problems.append(f"{section}.{key}: the run has {old.get(key)!r}, the override asks {new.get(key)!r}")
+    if problems:
+        raise ValueError("cannot change these keys when resuming a run:\n  " + "\n  ".join(problems))
+
+
+class TrainingRun:
+    """One ``train`` invocation. ``run()`` returns a ``RunSummary``.
+
+    Args:
+        config: the validated, plain configuration.
+        run_dir: where everything is written (``checkpoints/``, ``best/``, ``tensorboard/``,
+            ``games/``, ``config.json``).
+    """
+
+    def __init__(self, config: TrainSchema, run_dir: Path) -> None:
+        validate(config)
+        self.config = config
+        self.run_dir = Path(run_dir)
+        self.game = games.make(config.game.name)
+        self.network_config = network_config(config)
+        self.config_dict = to_dict(config)
+        self.started_ray = False
+        self.inflight: dict = {}
+        self.workers: list = []
+        self.worker_versions: list[int] = []
+        self.gate_inflight = None
+        self.counters = {
+            "games": 0, "positions": 0, "moves": 0, "leaf_evaluations": 0, "simulations": 0,
+            "best_version": 0, "promotions": 0, "gates": 0, "actor_incarnations": 0, "actor_restarts": 0,
+            "wins_first_player": 0, "wins_second_player": 0, "draws": 0,
+        }
+        self.last_gate = "-"
+        self.last_metrics: dict = {}
+        self.buffer_stats = {"games_added": 0, "positions_added": 0, "size": 0, "rejected_games": 0}
+        self._window = {"positions": 0, "evaluations": 0, "seconds": 0.0, "start": time.monotonic()}
+
+    # ------------------------------------------------------------------ set-up
+    def _setup_learner(self):
+        import torch
+
+        from networks import build_network
+        from trainer.learner import Learner
+
+        tr = self.config.trainer
+        torch.set_num_threads(tr.torch_threads)
+        torch.manual_seed(self.config.run.seed)
+        model = build_network(self.network_config, self.game.observation_shape, self.game.num_actions)
+        self.learner = Learner(
+            model,
+            optimizer=tr.optimizer,
+            learning_rate=tr.learning_rate,
+            momentum=tr.momentum,
+            weight_decay=tr.weight_decay,
+            lr_schedule=tr.lr_schedule,
+            lr_schedule_samples=tr.lr_schedule_samples,
+            grad_clip=tr.grad_clip,
+            device=tr.device,
+        )
+
+    def _start_ray(self) -> None:
+        import ray
+
+        rc = self.config.ray
+        if ray.is_initialized():
+            return
+        kwargs = dict(include_dashboard=rc.include_dashboard, logging_level=logging.WARNING, log_to_driver=True)
+        if rc.address:
+            ray.init(address=rc.address, **kwargs)
+        else:
+            ray.init(
+                num_cpus=rc.num_cpus, num_gpus=rc.num_gpus, object_store_memory=rc.object_store_memory, **kwargs
+            )
+        self.started_ray = True
+
+    def _worker_kwargs(self, incarnation: int) -> dict:
+        sp, mc = self.config.selfplay, self.config.mcts
+        return dict(
+            game_name=self.game.name,
+            network_config=self.network_config.to_dict(),
+            puct_config=dict(
+                num_simulations=mc.num_simulations, c_puct=mc.c_puct, c_base=mc.c_base, c_init=mc.c_init,
+                fpu_value=mc.fpu_value, dirichlet_alpha=mc.dirichlet_alpha, dirichlet_epsilon=mc.dirichlet_epsilon,
+            ),
+            num_games=sp.games_per_actor,
+            moves_per_call=sp.moves_per_call,
+            temperature=sp.temperature,
+            temperature_plies=sp.temperature_plies,
+            seed=self.config.run.seed,
+            incarnation=incarnation,
+            device=sp.device,
+            torch_threads=sp.torch_threads,
+        )
+
+    def _new_worker(self):
+        import torch
+
+        from trainer.actors import SelfPlayActor
+
+        sp = self.config.selfplay
+        self.counters["actor_incarnations"] += 1
+        options = {"num_cpus": sp.num_cpus_per_actor, "scheduling_strategy": "SPREAD"}
+        if sp.num_gpus_per_actor > 0 and torch.cuda.is_available():
+            options["num_gpus"] = sp.num_gpus_per_actor
+        return SelfPlayActor.options(**options).remote(
+            self.buffer, **self._worker_kwargs(self.counters["actor_incarnations"])
+        )
+
+    def _create_actors(self) -> None:
+        from trainer.actors import GatingActor, ReplayBufferActor
+
+        tr, ar, mc = self.config.trainer, self.config.arena, self.config.mcts
+        self.buffer = ReplayBufferActor.options(num_cpus=0).remote(
+            self.game.name, tr.replay_capacity, tr.min_replay_positions, self.config.run.seed
+        )
+        self.workers = [self._new_worker() for _ in range(self.config.selfplay.num_actors)]
+        self.worker_versions = [-1] * len(self.workers)
+        self.gater = None
+        if ar.gating:
+            self.gater = GatingActor.options(num_cpus=ar.num_cpus).remote(
+                game_name=self.game.name,
+                network_config=self.network_config.to_dict(),
+                puct_config=dict(
+                    num_simulations=ar.num_simulations, c_puct=mc.c_puct, c_base=mc.c_base, c_init=mc.c_init,
+                    fpu_value=mc.fpu_value,
+                ),
+                num_games=ar.num_games,
+                threshold=ar.threshold,
+                opening_random_plies=ar.opening_random_plies,
+                seed=self.config.run.seed,
+            )
+
+    # ------------------------------------------------------------------ weights
+    def _set_best(self, weights: dict, version: int) -> None:
+        import ray
+
+        self.best_weights = {name: np.array(value) for name, value in weights.items()}
+        self.counters["best_version"] = int(version)
+        self.best_ref = ray.put(self.best_weights)
+
+    def _snapshot_numpy(self) -> dict:
+        return {name: tensor.numpy() for name, tensor in self.learner.snapshot().items()}
+
+    def _write_best(self) -> None:
+        """``best/``: model weights file plus ONNX + safetensors + JSON sidecar (the promoted model)."""
+        from networks.checkpoint import save_model
+        from networks.export import export_model
+
+        best_dir = self.run_dir / "best"
+        best_dir.mkdir(parents=True, exist_ok=True)
+        model = self._model_from(self.best_weights)
+        extra = {
+            "training_step": int(self.learner.steps),
+            "best_version": int(self.counters["best_version"]),
+            "last_gate": self.last_gate,
+        }
+        save_model(best_dir / "model.pt", model, self.network_config, self.game.name, self.game.version, extra=extra)
+        export_model(model, self.network_config, self.game.name, self.game.version, best_dir, extra=extra)
+
+    def _model_from(self, weights: dict):
+        import torch
+
+        from networks import build_network
+
+        model = build_network(self.network_config, self.game.observation_shape, self.game.num_actions)
+        model.load_state_dict({name: torch.as_tensor(value) for name, value in weights.items()})
+        return model.eval()
+
+    # ------------------------------------------------------------------ self-play
+    def _submit(self, index: int) -> None:
+        best_version = self.counters["best_version"]
+        weights = self.best_ref if self.worker_versions[index] != best_version else None
+        ref = self.workers[index].play.remote(best_version, weights)
+        self.worker_versions[index] = best_version
+        self.inflight[ref] = index
+
+    def _collect_selfplay(self, timeout: float = 0.0) -> None:
+        import ray
+        from ray.exceptions import RayActorError
+
+        if not self.inflight:
+            return
+        ready, _ = ray.wait(list(self.inflight), num_returns=len(self.inflight), timeout=timeout)
+        for ref in ready:
+            index = self.inflight.pop(ref)
+            try:
+                stats = ray.get(ref)
+            except RayActorError as exc:
+                self.counters["actor_restarts"] += 1
+                self.status.message(f"self-play actor {index} died ({type(exc).__name__}); starting a replacement")
+                self.workers[index] = self._new_worker()
+                self.worker_versions[index] = -1
+                self._submit(index)
+                continue
+            self._add_selfplay_stats(stats)
+            self._submit(index)
+
+    def _add_selfplay_stats(self, stats) -> None:
+        c = self.counters
+        c["games"] += stats.games
+        c["positions"] += stats.positions
+        c["moves"] += stats.moves
+        c["leaf_evaluations"] += stats.leaf_evaluations
+        c["simulations"] += stats.simulations
+        c["wins_first_player"] += stats.wins_first_player
+        c["wins_second_player"] += stats.wins_second_player
+        c["draws"] += stats.draws
+        self._window["positions"] += stats.moves
+        self._window["evaluations"] += stats.leaf_evaluations
+        if stats.game_lengths:
+            self._pending_lengths.extend(stats.game_lengths)
+        for text in stats.sample_games:
+            self._sample_game("selfplay", text)
+
+    def _sample_game(self, kind: str, text: str) -> None:
+        self._sample_counts[kind] = self._sample_counts.get(kind, 0) + 1
+        if kind == "arena" or self._sample_counts[kind] % self.config.run.sample_games_every == 1:
+            folder = self.run_dir / "games"
+            folder.mkdir(parents=True, exist_ok=True)
+            with open(folder / f"{kind}.txt", "a") as handle:
+                handle.write(f"{self.learner.steps} {text}\n")
+
+    # ------------------------------------------------------------------ training
+    def _train_some(self) -> bool:
+        """Train on up to ``batches_per_fetch`` batches if the replay ratio allows; True if it did."""
+        import ray
+        from ray.exceptions import RayActorError
+
+        tr = self.config.trainer
+        allowed = tr.replay_ratio * self.buffer_stats["positions_added"] - self.learner.samples_trained
+        want = int(min(tr.batches_per_fetch, allowed // tr.batch_size))
+        enough = self.buffer_stats["size"] >= max(tr.min_replay_positions, tr.batch_size)
+        try:
+            if want >= 1 and enough:
+                batches, self.buffer_stats = ray.get(self.buffer.fetch.remote(want, tr.batch_size))
+            else:
+                self._collect_selfplay(timeout=0.05)
+                self.buffer_stats = ray.get(self.buffer.stats.remote())
+                return False
+        except RayActorError as exc:
+            raise RunStopped(
+                f"the replay-buffer actor died ({exc.__class__.__name__}); the run stopped. Resume from the "
+                f"last checkpoint (step {self.last_checkpoint_step}) with: train resume={self.run_dir}"
+            ) from exc
+        for batch in batches:
+            metrics = self.learner.train_step(batch)
+            self.last_metrics = metrics
+            self._after_step(metrics)
+            if self._budget_reached():
+                break
+        return bool(batches)
+
+    def _after_step(self, metrics: dict) -> None:
+        step = self.learner.steps
+        tr, ar = self.config.trainer, self.config.arena
+        self.writer.scalars({f"train/{k}": v for k, v in metrics.items() if isinstance(v, (int, float))}, step)
+        if not ar.gating and step % tr.publish_every_steps == 0 and self.learner.weights_finite():
+            self._set_best(self._snapshot_numpy(), step)
+        if ar.gating and step % ar.gate_every_steps == 0 and self.gate_inflight is None:
+            self._start_gate()
+        if step % tr.checkpoint_every_steps == 0:
+            self._checkpoint()
+        if step % 10 == 0:
+            self._log_selfplay(step)
+
+    # ------------------------------------------------------------------ gating
+    def _start_gate(self) -> None:
+        import ray
+
+        if not self.learner.weights_finite():
+            self.status.message("candidate weights are not finite: not sent to gating")
+            return
+        candidate = self._snapshot_numpy()
+        self.gate_inflight = self.gater.gate.remote(
+            int(self.learner.steps), ray.put(candidate), int(self.counters["best_version"]), self.best_ref
+        )
+        self._gate_candidate = candidate
+
+    def _poll_gate(self, timeout: float = 0.0) -> None:
+        import ray
+        from ray.exceptions import RayActorError
+
+        if self.gate_inflight is None:
+            return
+        ready, _ = ray.wait([self.gate_inflight], timeout=timeout)
+        if not ready:
+            return
+        try:
+            result = ray.get(self.gate_inflight)
+        except RayActorError:
+            self.gate_inflight = None
+            self.status.message("the gating actor died; starting a new one (the run goes on)")
+            self._create_gater_only()
+            return
+        self.gate_inflight = None
+        self.counters["gates"] += 1
+        step = self.learner.steps
+        if result.refused_reason:
+            self.last_gate = f"refused: {result.refused_reason}"
+        else:
+            verdict = "promoted" if result.accepted else "rejected"
+            self.last_gate = (
+                f"v{result.candidate_version} vs v{result.best_version}: {result.wins}W {result.draws}D "
+                f"{result.losses}L, score {result.score:.3f} ({result.distinct_games} distinct), {verdict}"
+            )
+            self.writer.scalars(
+                {"arena/score_vs_best": result.score, "arena/distinct_games": result.distinct_games}, step
+            )
+            if result.sample_game:
+                self._sample_game("arena", result.sample_game)
+        if result.accepted:
+            self.counters["promotions"] += 1
+            self._set_best(self._gate_candidate, result.candidate_version)
+            self._write_best()
+        self.writer.scalars({"arena/promotions": self.counters["promotions"], "arena/gates": self.counters["gates"]}, step)
+        self.writer.text("arena/last_gate", self.last_gate, step)
+
+    def _create_gater_only(self) -> None:
+        from trainer.actors import GatingActor
+
+        ar, mc = self.config.arena, self.config.mcts
+        self.gater = GatingActor.options(num_cpus=ar.num_cpus).remote(
+            game_name=self.game.name,
+            network_config=self.network_config.to_dict(),
+            puct_config=dict(num_simulations=ar.num_simulations, c_puct=mc.c_puct, c_base=mc.c_base,
+                             c_init=mc.c_init, fpu_value=mc.fpu_value),
+            num_games=ar.num_games, threshold=ar.threshold, opening_random_plies=ar.opening_random_plies,
+            seed=self.config.run.seed + self.counters["gates"] + 1,
+        )
+
+    # ------------------------------------------------------------------ logging
+    def _log_selfplay(self, step: int) -> None:
+        now = time.monotonic()
+        seconds = max(1e-9, now - self._window["start"])
+        c = self.counters
+        finished = c["wins_first_player"] + c["wins_second_player"] + c["draws"]
+        values = {
+            "selfplay/games": c["games"],
+            "selfplay/positions": c["positions"],
+            "selfplay/positions_per_s": self._window["positions"] / seconds,
+            "selfplay/leaf_evaluations_per_s": self._window["evaluations"] / seconds,
+            "selfplay/batch_fill": c["leaf_evaluations"] / c["simulations"] if c["simulations"] else None,
+            "selfplay/buffer_size": self.buffer_stats["size"],
+            "selfplay/rejected_games": self.buffer_stats["rejected_games"],
+            "selfplay/actor_restarts": c["actor_restarts"],
+            "selfplay/win_rate_first_player": c["wins_first_player"] / finished if finished else None,
+            "selfplay/win_rate_second_player": c["wins_second_player"] / finished if finished else None,
+            "selfplay/draw_rate": c["draws"] / finished if finished else None,
+        }
+        if self._pending_lengths:
+            values["selfplay/game_length"] = float(np.mean(self._pending_lengths))
+            self._pending_lengths = []
+        self.writer.scalars(values, step)
+        self._rates = (self._window["positions"] / seconds, self._window["evaluations"] / seconds)
+        self._window = {"positions": 0, "evaluations": 0, "start": now}
+
+    def _status(self) -> None:
+        seconds_left = None
+        if self.deadline is not None:
+            seconds_left = self.deadline - time.monotonic()
+        self.status.update(
+            {
+                "game": self.game.name,
+                "network": self.network_config.name,
+                "step": self.learner.steps,
+                "games": self.counters["games"],
+                "positions_per_s": self._rates[0],
+                "evaluations_per_s": self._rates[1],
+                "buffer_size": self.buffer_stats["size"],
+                "best_version": self.counters["best_version"],
+                "last_gate": self.last_gate,
+                "policy_loss": self.last_metrics.get("policy_loss", float("nan")),
+                "value_loss": self.last_metrics.get("value_loss", float("nan")),
+                "seconds_left": seconds_left,
+            }
+        )
+
+    # ------------------------------------------------------------------ checkpoints
+    def _checkpoint(self) -> None:
+        import ray
+
+        if not self.learner.weights_finite():
+            self.status.message("weights are not finite: checkpoint skipped")
+            return
+        buffer_state = ray.get(self.buffer.state_dict.remote())
+        ckpt.save_checkpoint(
+            self.run_dir,
+            self.learner.steps,
+            self.learner,
+            buffer_state,
+            ckpt.capture_rng_states(),
+            dict(self.counters),
+            self.config_dict,
+            _code_version(),
+            extra={
+                "best_weights": {name: _tensor(value) for name, value in self.best_weights.items()},
+                "last_gate": self.last_gate,
+                "sample_counts": dict(self._sample_counts),
+            },
+            game=self.game,
+            network_config=self.network_config,
+            keep_last=self.config.trainer.keep_checkpoints,
+        )
+        self.last_checkpoint_step = self.learner.steps
+        if not self.config.arena.gating or not (self.run_dir / "best" / "model.onnx").exists():
+            self._write_best()
+
+    def _restore(self) -> int:
+        import ray
+
+        if ckpt.latest_checkpoint_path(self.run_dir) is None:
+            return 0
+        loaded = ckpt.load_latest_checkpoint(self.run_dir)
+        check_resume_compatible(loaded.config, self.config_dict)
+        ckpt.restore_checkpoint(loaded, self.learner, game=self.game, network_config=self.network_config)
+        self.counters.update(loaded.counters)
+        extra = loaded.extra
+        self._set_best({k: v.numpy() for k, v in extra["best_weights"].items()}, self.counters["best_version"])
+        self.last_gate = extra.get("last_gate", "-")
+        self._sample_counts = dict(extra.get("sample_counts", {}))
+        ray.get(self.buffer.load_state_dict.remote(loaded.buffer_state()))
+        self.buffer_stats = ray.get(self.buffer.stats.remote())
+        self.last_checkpoint_step = self.learner.steps
+        return self.learner.steps
+
+    # ------------------------------------------------------------------ the run
+    def _budget_reached(self) -> bool:
+        run = self.config.run
+        if run.max_steps is not None and self.learner.steps >= run.max_steps:
+            self.stopped_by = "max_steps"
+            return True
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            self.stopped_by = "max_minutes"
+            return True
+        return False
+
+    def run(self) -> RunSummary:
+        import ray
+
+        from networks.atomic import atomic_write_json
+        from trainer.metrics import MetricsWriter, flat_hparams
+        from trainer.status import StatusDisplay
+
+        start = time.monotonic()
+        run = self.config.run
+        self.deadline = start + run.max_minutes * 60 if run.max_minutes is not None else None
+        self.stopped_by = "running"
+        self.last_checkpoint_step = 0
+        self._sample_counts: dict = {}
+        self._pending_lengths: list = []
+        self._rates = (0.0, 0.0)
+        saved_config = self.run_dir / "config.json"
+        if self.config.resume and saved_config.is_file():  # before Ray starts
+            check_resume_compatible(json.loads(saved_config.read_text()), self.config_dict)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.status = StatusDisplay(live=run.live_status, every_seconds=run.status_every_seconds)
+        self._setup_learner()
+        self._start_ray()
+        try:
+            self._create_actors()
+            self._set_best(self._snapshot_numpy(), 0)
+            resumed_from = self._restore()
+            atomic_write_json(self.run_dir / "config.json", self.config_dict)
+            nodes = ray.get([worker.node_id.remote() for worker in self.workers])
+            atomic_write_json(self.run_dir / "actors.json", {"selfplay_nodes": nodes})
+            # events after the checkpoint's step, written by the interrupted run, are purged
+            self.writer = MetricsWriter(self.run_dir / "tensorboard", purge_step=resumed_from + 1 if resumed_from else None)
+            if resumed_from:
+                self.status.message(f"resumed {self.run_dir} at step {resumed_from}")
+            else:
+                self.writer.config(self.config_dict, flat_hparams(self.config_dict))
+            for index in range(len(self.workers)):
+                self._submit(index)
+            try:
+                while not self._budget_reached():
+                    self._collect_selfplay()
+                    self._train_some()
+                    self._poll_gate()
+                    self._status()
+                if self.gate_inflight is not None:  # let the last gating match finish
+                    self._poll_gate(timeout=max(60.0, 10.0 * self.config.arena.num_games))
+            except KeyboardInterrupt:
+                self.stopped_by = "interrupted"
+                self.status.message("interrupted: writing a checkpoint, then stopping")
+            self._checkpoint()
+            self.writer.flush()
+        finally:
+            self.status.close()
+            if hasattr(self, "writer"):
+                self.writer.close()
+            for worker in self.workers:
+                ray.kill(worker)
+            if self.started_ray:
+                ray.shutdown()
+        summary = RunSummary(
+            run_dir=str(self.run_dir),
+            steps=self.learner.steps,
+            games=self.counters["games"],
+            positions=self.counters["positions"],
+            best_version=self.counters["best_version"],
+            promotions=self.counters["promotions"],
+            gates=self.counters["gates"],
+            seconds=time.monotonic() - start,
+            stopped_by=self.stopped_by,
+        )
+        return summary
+
+
+def _code_version() -> str:
+    """The git commit of the code, or "unknown" outside a checkout."""
+    import subprocess
+
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True, text=True, timeout=5
+        )
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def _tensor(value):
+    import torch
+
+    return torch.as_tensor(np.asarray(value))

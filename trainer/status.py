@@ -1,0 +1,82 @@
+"""Terminal status of a training run: a live rich panel on a terminal, plain log lines elsewhere."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+
+def _format_seconds(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    seconds = max(0, int(seconds))
+    return f"{seconds // 3600:d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+class StatusDisplay:
+    """Shows steps, games, positions/s, buffer, last gating result and time left.
+
+    Args:
+        live: use a live-updating rich panel (only when stdout is a terminal).
+        every_seconds: minimum seconds between two plain log lines.
+    """
+
+    def __init__(self, live: bool, every_seconds: float = 5.0) -> None:
+        from rich.console import Console
+
+        self.console = Console()
+        self.live = None
+        self.every_seconds = every_seconds
+        self._last_line = 0.0
+        if live and sys.stdout.isatty():
+            from rich.live import Live
+
+            self.live = Live(self._render({}), console=self.console, refresh_per_second=2, transient=False)
+            self.live.start()
+
+    def _render(self, status: dict):
+        from rich.table import Table
+
+        table = Table(title="tabula-rasa train", show_header=False, expand=False)
+        table.add_column("what", style="bold")
+        table.add_column("value")
+        rows = [
+            ("game / network", f"{status.get('game', '-')} / {status.get('network', '-')}"),
+            ("optimiser steps", f"{status.get('step', 0):,}"),
+            ("self-play games", f"{status.get('games', 0):,}"),
+            ("positions/s", f"{status.get('positions_per_s', 0.0):,.0f}"),
+            ("leaf evaluations/s", f"{status.get('evaluations_per_s', 0.0):,.0f}"),
+            ("replay buffer", f"{status.get('buffer_size', 0):,} positions"),
+            ("best model", f"version {status.get('best_version', 0)}"),
+            ("last gating", status.get("last_gate", "-")),
+            ("policy / value loss", f"{status.get('policy_loss', float('nan')):.3f} / {status.get('value_loss', float('nan')):.3f}"),
+            ("time left", _format_seconds(status.get("seconds_left"))),
+        ]
+        for what, value in rows:
+            table.add_row(what, value)
+        return table
+
+    def update(self, status: dict) -> None:
+        if self.live is not None:
+            self.live.update(self._render(status))
+            return
+        now = time.monotonic()
+        if now - self._last_line < self.every_seconds:
+            return
+        self._last_line = now
+        self.console.print(
+            f"step {status.get('step', 0)} | games {status.get('games', 0)} | "
+            f"{status.get('positions_per_s', 0.0):.0f} pos/s | buffer {status.get('buffer_size', 0)} | "
+            f"best v{status.get('best_version', 0)} | gate {status.get('last_gate', '-')} | "
+            f"loss {status.get('policy_loss', float('nan')):.3f}/{status.get('value_loss', float('nan')):.3f} | "
+            f"left {_format_seconds(status.get('seconds_left'))}",
+            highlight=False,
+        )
+
+    def message(self, text: str) -> None:
+        self.console.print(text, highlight=False)
+
+    def close(self) -> None:
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
