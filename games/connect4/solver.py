@@ -53,9 +53,9 @@ COLUMN_ORDER = np.array([3, 2, 4, 1, 5, 0, 6], dtype=np.int64)
 _COLUMN_MASKS = np.array([((1 << HEIGHT) - 1) << (col * COLUMN_BITS) for col in range(WIDTH)], dtype=np.int64)
 _TOP_MASKS = np.array([1 << (HEIGHT - 1 + col * COLUMN_BITS) for col in range(WIDTH)], dtype=np.int64)
 
-#: Default transposition-table size: the prime ``2**23 + 9`` (Pons' choice). A prime size lets the
-#: table store only the low 32 bits of each 49-bit key and still tell keys apart (Chinese
-#: remainder theorem: ``key % size`` and ``key % 2**32`` together determine ``key < size * 2**32``).
+#: Default transposition-table size: the prime ``2**23 + 9`` (Pons' choice; 64 MiB). Each entry is
+#: one ``int64``, ``(key << 8) | value`` with the full 49-bit key, so a probe costs one memory
+#: access and a slot never answers for another position; a new entry overwrites the old one.
 DEFAULT_TT_SIZE = (1 << 23) + 9
 
 # Transposition-table value encoding (0 = empty slot): an upper bound ``u`` is stored as
@@ -125,18 +125,16 @@ def _can_win_next(position, mask):
 
 
 @njit(cache=True, inline="always")
-def _tt_get(tt_keys, tt_values, key):
-    i = key % tt_keys.shape[0]
-    if tt_keys[i] == (key & 0xFFFFFFFF):
-        return np.int64(tt_values[i])
+def _tt_get(table, key):
+    entry = table[key % table.shape[0]]
+    if (entry >> 8) == key:
+        return entry & 0xFF
     return np.int64(0)
 
 
 @njit(cache=True, inline="always")
-def _tt_put(tt_keys, tt_values, key, value):
-    i = key % tt_keys.shape[0]
-    tt_keys[i] = key & 0xFFFFFFFF
-    tt_values[i] = value
+def _tt_put(table, key, value):
+    table[key % table.shape[0]] = (key << 8) | value
 
 
 @njit(cache=True, inline="always")
@@ -151,7 +149,7 @@ def _book_get(book_keys, book_values, key):
 
 
 @njit(cache=True)
-def _negamax(position, mask, num_moves, alpha, beta, tt_keys, tt_values, book_keys, book_values,
+def _negamax(position, mask, num_moves, alpha, beta, table, book_keys, book_values,
              book_depth, use_mirror, stack, move_stack, counters):
     """Fail-soft negamax with alpha-beta over an explicit stack (Pons parts 3-12).
 
@@ -200,7 +198,7 @@ def _negamax(position, mask, num_moves, alpha, beta, tt_keys, tt_values, book_ke
                     returned = True
             if not returned:
                 key = _canonical_key(pos, msk, use_mirror)
-                val = _tt_get(tt_keys, tt_values, key)
+                val = _tt_get(table, key)
                 if val != 0:
                     if val > _LOWER_THRESHOLD:
                         lo = val - _LOWER_OFFSET
@@ -256,7 +254,7 @@ def _negamax(position, mask, num_moves, alpha, beta, tt_keys, tt_values, book_ke
             score = -ret
             if score >= stack[depth, 3]:
                 v = min(max(score, MIN_SCORE), MAX_SCORE)
-                _tt_put(tt_keys, tt_values, stack[depth, 4], v + _LOWER_OFFSET)
+                _tt_put(table, stack[depth, 4], v + _LOWER_OFFSET)
                 ret = score
                 continue
             if score > stack[depth, 2]:
@@ -275,12 +273,12 @@ def _negamax(position, mask, num_moves, alpha, beta, tt_keys, tt_values, book_ke
                 break
             a = stack[depth, 2]
             v = min(max(a, MIN_SCORE), MAX_SCORE)
-            _tt_put(tt_keys, tt_values, stack[depth, 4], v + _UPPER_OFFSET)
+            _tt_put(table, stack[depth, 4], v + _UPPER_OFFSET)
             ret = a
 
 
 @njit(cache=True)
-def _solve(position, mask, num_moves, tt_keys, tt_values, book_keys, book_values, book_depth,
+def _solve(position, mask, num_moves, table, book_keys, book_values, book_depth,
            use_mirror, stack, move_stack, counters):
     """Exact score of a position that is not finished (iterative null-window narrowing, Pons part 7)."""
     if _can_win_next(position, mask):
@@ -293,7 +291,7 @@ def _solve(position, mask, num_moves, tt_keys, tt_values, book_keys, book_values
             med = _div2(lo)
         elif med >= 0 and _div2(hi) > med:
             med = _div2(hi)
-        r = _negamax(position, mask, num_moves, med, med + 1, tt_keys, tt_values, book_keys,
+        r = _negamax(position, mask, num_moves, med, med + 1, table, book_keys,
                      book_values, book_depth, use_mirror, stack, move_stack, counters)
         if r <= med:
             hi = r
@@ -303,7 +301,7 @@ def _solve(position, mask, num_moves, tt_keys, tt_values, book_keys, book_values
 
 
 @njit(cache=True)
-def _solve_many(positions, masks, num_moves, tt_keys, tt_values, book_keys, book_values, book_depth,
+def _solve_many(positions, masks, num_moves, table, book_keys, book_values, book_depth,
                 use_mirror, scores, nodes):
     """Solve ``positions[i], masks[i], num_moves[i]`` into ``scores[i]`` and ``nodes[i]`` (all `[N]` int64)."""
     stack = np.zeros((_MAX_PLIES, 8), dtype=np.int64)
@@ -311,13 +309,13 @@ def _solve_many(positions, masks, num_moves, tt_keys, tt_values, book_keys, book
     counters = np.zeros(1, dtype=np.int64)
     for i in range(positions.shape[0]):
         counters[0] = 0
-        scores[i] = _solve(positions[i], masks[i], num_moves[i], tt_keys, tt_values, book_keys,
+        scores[i] = _solve(positions[i], masks[i], num_moves[i], table, book_keys,
                            book_values, book_depth, use_mirror, stack, move_stack, counters)
         nodes[i] = counters[0]
 
 
 @njit(cache=True)
-def _analyze(position, mask, num_moves, tt_keys, tt_values, book_keys, book_values, book_depth,
+def _analyze(position, mask, num_moves, table, book_keys, book_values, book_depth,
              use_mirror, scores, nodes):
     """Score of every column into ``scores`` (`[7]` int64; ``NO_SCORE`` for a full column)."""
     stack = np.zeros((_MAX_PLIES, 8), dtype=np.int64)
@@ -332,7 +330,7 @@ def _analyze(position, mask, num_moves, tt_keys, tt_values, book_keys, book_valu
         if move & wins:
             scores[col] = (NUM_CELLS + 1 - num_moves) // 2
             continue
-        scores[col] = -_solve(position ^ mask, mask | move, num_moves + 1, tt_keys, tt_values, book_keys,
+        scores[col] = -_solve(position ^ mask, mask | move, num_moves + 1, table, book_keys,
                               book_values, book_depth, use_mirror, stack, move_stack, counters)
     nodes[0] = counters[0]
 
@@ -410,8 +408,8 @@ class Solver:
     """Exact Connect Four solver with a persistent transposition table.
 
     Args:
-        tt_size: number of transposition-table entries; an odd number above ``2**17`` (for the
-            32-bit partial keys to be exact). Memory is 5 bytes per entry (default ~42 MB).
+        tt_size: number of transposition-table entries, at least 1024 (a prime spreads keys
+            best). Memory is 8 bytes per entry (default 64 MiB), allocated and touched here.
         use_book: look positions up in the shipped opening book (``games/connect4/book``).
         use_mirror: share transposition-table entries between a position and its mirror image.
 
@@ -424,10 +422,10 @@ class Solver:
     """
 
     def __init__(self, tt_size: int = DEFAULT_TT_SIZE, use_book: bool = True, use_mirror: bool = True):
-        if not isinstance(tt_size, (int, np.integer)) or tt_size <= (1 << 17) or tt_size % 2 == 0:
-            raise ValueError(f"tt_size must be an odd int above 2**17 = 131072, got {tt_size!r}")
-        self.tt_keys = np.zeros(int(tt_size), dtype=np.uint32)
-        self.tt_values = np.zeros(int(tt_size), dtype=np.uint8)
+        if not isinstance(tt_size, (int, np.integer)) or isinstance(tt_size, bool) or tt_size < 1024:
+            raise ValueError(f"tt_size must be an int of at least 1024, got {tt_size!r}")
+        #: `[tt_size]` int64 transposition table, entries ``(key << 8) | value``; 0 is empty.
+        self.table = np.zeros(int(tt_size), dtype=np.int64)
         self.reset()  # touch every page now, not during the first search
         self.use_mirror = bool(use_mirror)
         if use_book:
@@ -442,11 +440,10 @@ class Solver:
 
     def reset(self) -> None:
         """Empty the transposition table."""
-        self.tt_keys[:] = 0
-        self.tt_values[:] = 0
+        self.table[:] = 0
 
     def _args(self):
-        return (self.tt_keys, self.tt_values, self.book_keys, self.book_values, self.book_depth, self.use_mirror)
+        return (self.table, self.book_keys, self.book_values, self.book_depth, self.use_mirror)
 
     def solve(self, moves: str, allow_empty: bool = False) -> int:
         """Exact score of ``moves`` for the side to move (positive: it wins; see module doc).

@@ -1,0 +1,90 @@
+"""``solve``: exact Connect Four scores for positions read from stdin.
+
+Each input line holds a position as 1-based column digits played from the empty board; only the
+first whitespace-separated token is read, so Pascal Pons' test files (``POSITION SCORE``) can be
+piped in unchanged. Output, one line per valid input line, on stdout:
+
+* default: ``POSITION SCORE``;
+* ``--analyze``: ``POSITION`` and the scores of columns 1-7, ``-`` for a full column.
+
+Scores follow Pons' convention (positive: the side to move wins; ``22 - stones of the winner``;
+see ``games.connect4.solver``). An invalid line (empty, a character other than 1-7, a move into a
+full column, a position already won) gives ``line N: ...`` on stderr and no output; the other lines
+are still answered and the exit status is 1 at the end. Status 2 is for bad options (argparse).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from typing import Sequence, TextIO
+
+
+def _format_scores(scores: list[int | None]) -> str:
+    return " ".join("-" if s is None else str(s) for s in scores)
+
+
+def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None,
+         stderr: TextIO | None = None) -> int:
+    """Run the command; returns the exit status (0 all lines valid, 1 some line invalid).
+
+    Args:
+        argv: options (default ``sys.argv[1:]``).
+        stdin, stdout, stderr: streams (default the process's).
+    """
+    parser = argparse.ArgumentParser(
+        prog="solve",
+        description="Exact Connect Four scores (Pons' convention) for positions read from stdin, one per line.",
+    )
+    parser.add_argument("--analyze", action="store_true", help="print the score of each column 1-7 ('-' if full)")
+    parser.add_argument("--no-book", action="store_true", help="search without the opening book")
+    parser.add_argument("--nodes", action="store_true", help="append the number of nodes searched")
+    args = parser.parse_args(argv)
+    if stdin is None:  # undecodable bytes become U+FFFD and are reported as bad characters
+        stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    stdout = sys.stdout if stdout is None else stdout
+    stderr = sys.stderr if stderr is None else stderr
+
+    from games.connect4.solver import Solver, parse_moves
+
+    solver = Solver(use_book=not args.no_book)
+    try:
+        bad = _run(solver, parse_moves, args, stdin, stdout, stderr)
+    except KeyboardInterrupt:
+        print("interrupted", file=stderr)
+        return 130
+    except BrokenPipeError:  # e.g. piped into head
+        return 1
+    if bad:
+        print(f"{bad} invalid line(s)", file=stderr)
+    return 1 if bad else 0
+
+
+def _run(solver, parse_moves, args, stdin, stdout, stderr) -> int:
+    bad = 0
+    for number, line in enumerate(stdin, 1):
+        tokens = line.split()
+        if not tokens:
+            print(f"line {number}: empty line, expected a position (column digits 1-7)", file=stderr)
+            bad += 1
+            continue
+        moves = tokens[0]
+        try:
+            parse_moves(moves)
+        except ValueError as error:
+            print(f"line {number}: {moves!r}: {error}", file=stderr)
+            bad += 1
+            continue
+        if args.analyze:
+            text = f"{moves} {_format_scores(solver.analyze(moves))}"
+        else:
+            text = f"{moves} {solver.solve(moves)}"
+        if args.nodes:
+            text += f" {solver.node_count}"
+        print(text, file=stdout, flush=True)
+    return bad
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

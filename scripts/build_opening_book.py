@@ -1,0 +1,145 @@
+"""Build the Connect Four opening book: exact scores of every position with at most ``--depth`` plies.
+
+Usage::
+
+    python scripts/build_opening_book.py --depth 3            # writes games/connect4/book/opening_book.npz
+    python scripts/build_opening_book.py --depth 4 --progress /tmp/book4.txt   # resumable
+
+Method: enumerate every position reachable in exactly ``depth`` plies, one per mirror pair
+(canonical key ``min(key, mirror(key))``), in move-string order so that consecutive positions
+share subtrees in the solver's transposition table, and solve each exactly (Pons' solver in
+``games.connect4.solver``, without a book). Then back the scores up ply by ply to the empty board
+with negamax over the children (an immediate win at ply ``p`` scores ``(43 - p) // 2``). Only
+the deepest layer costs search time. Each solved position is appended to the ``--progress``
+file (``KEY SCORE`` per line) so an interrupted run resumes where it stopped. A progress line
+goes to stderr every ``--report-every`` positions with the rate and an estimate of the time left.
+
+The output (format in ``games/connect4/book/__init__.py``) is written atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))
+
+import numpy as np  # noqa: E402
+
+from games.connect4.book import BOOK_PATH  # noqa: E402
+from games.connect4.solver import (  # noqa: E402
+    COLUMN_BITS,
+    HEIGHT,
+    MIN_SCORE,
+    NUM_CELLS,
+    WIDTH,
+    Position,
+    Solver,
+    _has_four,
+)
+
+
+def canonical_key(position: int, mask: int) -> int:
+    """``min(key, mirror(key))`` for ``key = position + mask`` (Python ints)."""
+    key = position + mask
+    mirror = 0
+    for col in range(WIDTH):
+        mirror |= ((key >> (col * COLUMN_BITS)) & 0x7F) << ((WIDTH - 1 - col) * COLUMN_BITS)
+    return min(key, mirror)
+
+
+def children(p: Position):
+    """Yield ``(column, won, child)`` for each playable column of ``p`` (0-based column)."""
+    for col in range(WIDTH):
+        if p.mask & (1 << (HEIGHT - 1 + col * COLUMN_BITS)):
+            continue
+        move = (p.mask + (1 << (col * COLUMN_BITS))) & (((1 << HEIGHT) - 1) << (col * COLUMN_BITS))
+        won = _has_four(p.position | move)
+        yield col, won, Position(p.position ^ p.mask, p.mask | move, p.num_moves + 1)
+
+
+def layers(depth: int) -> list[dict[int, tuple[str, Position]]]:
+    """Unique (mod mirror) unfinished positions per ply ``0..depth``: canonical key -> (moves, position)."""
+    out = [{canonical_key(0, 0): ("", Position(0, 0, 0))}]
+    for _ in range(depth):
+        nxt: dict[int, tuple[str, Position]] = {}
+        for moves, p in sorted(out[-1].values()):
+            for col, won, child in children(p):
+                if won or child.num_moves >= NUM_CELLS:
+                    continue
+                nxt.setdefault(canonical_key(child.position, child.mask), (moves + str(col + 1), child))
+        out.append(nxt)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--depth", type=int, default=3, help="deepest ply stored (default 3)")
+    parser.add_argument("--output", type=Path, default=BOOK_PATH, help="output .npz")
+    parser.add_argument("--progress", type=Path, default=None, help="resumable KEY SCORE log of the deepest layer")
+    parser.add_argument("--tt-size", type=int, default=67108859,
+                        help="transposition-table entries (odd, default the prime 2**26 - 5: 320 MiB)")
+    parser.add_argument("--report-every", type=int, default=10, help="positions between progress lines")
+    args = parser.parse_args(argv)
+    if not 0 <= args.depth <= 12:
+        parser.error(f"--depth must be in 0..12, got {args.depth}")
+
+    levels = layers(args.depth)
+    print(f"positions per ply (one per mirror pair): {[len(x) for x in levels]}", file=sys.stderr)
+    deepest = levels[-1]
+    scores: dict[int, int] = {}
+    if args.progress is not None and args.progress.is_file():
+        for line in args.progress.read_text().splitlines():
+            if line.strip():
+                k, s = line.split()
+                scores[int(k)] = int(s)
+        print(f"resumed {len(scores)} solved positions from {args.progress}", file=sys.stderr)
+    log = open(args.progress, "a") if args.progress is not None else None
+    solver = Solver(tt_size=args.tt_size, use_book=False)
+    todo = [(moves, key, p) for key, (moves, p) in deepest.items() if key not in scores]
+    todo.sort()
+    start = time.perf_counter()
+    nodes = 0
+    for i, (moves, key, p) in enumerate(todo, 1):
+        score, node_counts = solver.solve_parsed([p])
+        scores[key] = int(score[0])
+        nodes += int(node_counts[0])
+        if log is not None:
+            log.write(f"{key} {scores[key]}\n")
+            log.flush()
+        if i % args.report_every == 0 or i == len(todo):
+            elapsed = time.perf_counter() - start
+            left = elapsed / i * (len(todo) - i)
+            print(f"ply {args.depth}: {i}/{len(todo)} solved, {elapsed:.0f} s, {nodes / elapsed:.3g} nodes/s, "
+                  f"about {left:.0f} s left (last {moves!r} = {scores[key]})", file=sys.stderr, flush=True)
+    if log is not None:
+        log.close()
+
+    # back up to the root, ply by ply
+    for ply in range(args.depth - 1, -1, -1):
+        for key, (moves, p) in levels[ply].items():
+            best = None
+            for _, won, child in children(p):
+                s = (NUM_CELLS + 1 - p.num_moves) // 2 if won else -scores[canonical_key(child.position, child.mask)]
+                best = s if best is None else max(best, s)
+            scores[key] = best
+        print(f"ply {ply}: {len(levels[ply])} positions backed up", file=sys.stderr)
+
+    keys = np.array(sorted(k for level in levels for k in level), dtype=np.int64)
+    values = np.array([scores[int(k)] - MIN_SCORE + 1 for k in keys], dtype=np.int8)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    tmp = args.output.with_name(args.output.name + ".tmp.npz")
+    np.savez_compressed(tmp, keys=keys, values=values, depth=np.int64(args.depth))
+    os.replace(tmp, args.output)
+    print(f"wrote {len(keys)} positions (plies 0..{args.depth}) to {args.output}, "
+          f"{args.output.stat().st_size} bytes; empty board scores {scores[canonical_key(0, 0)]}",
+          file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
