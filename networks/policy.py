@@ -116,7 +116,7 @@ def count_degenerate_priors(
     _check(logits, legal_mask)
     if not 0.0 < min_legal_mass < 1.0:
         raise ValueError(f"min_legal_mass: expected a value in (0, 1), got {min_legal_mass}")
-    logits = logits.float()
+    logits = logits.double()  # as the numpy twin, so both agree at the threshold
     any_legal = legal_mask.any(dim=-1)
     legal_lse = torch.logsumexp(logits.masked_fill(~legal_mask, float("-inf")), dim=-1)
     all_lse = torch.logsumexp(logits, dim=-1)
