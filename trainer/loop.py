@@ -215,7 +215,10 @@ class TrainingRun:
             "last_gate": self.last_gate,
         }
         save_model(best_dir / "model.pt", model, self.network_config, self.game.name, self.game.version, extra=extra)
-        export_model(model, self.network_config, self.game.name, self.game.version, best_dir, extra=extra)
+        try:
+            export_model(model, self.network_config, self.game.name, self.game.version, best_dir, extra=extra)
+        except (ValueError, RuntimeError, OSError) as exc:  # the export must never stop training
+            self.status.message(f"ONNX export of the best model failed (training goes on): {exc}")
 
     def _model_from(self, weights: dict):
         import torch
