@@ -134,7 +134,7 @@ def test_uniform_priors():
     np.testing.assert_allclose(priors, [[1 / 3, 0, 1 / 3, 1 / 3], [0, 0, 0, 0]], rtol=1e-7)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(
     logits=arrays(np.float32, (4, 7), elements=st.floats(-1e4, 1e4, width=32)),
     legal=arrays(np.bool_, (4, 7)),
@@ -157,7 +157,7 @@ def test_torch_and_numpy_agree_and_are_distributions(logits, legal):
     )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(
     logits=arrays(np.float32, (5, 7), elements=st.floats(-50, 50, width=32)),
     legal=arrays(np.bool_, (5, 7)),
