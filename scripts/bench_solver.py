@@ -63,12 +63,12 @@ def bench_set(path: Path, max_positions: int | None, time_cap: float, use_book: 
     nodes = 0
     correct = 0
     while done < len(parsed) and elapsed < time_cap:
-        part = parsed[done:done + chunk]
+        part = parsed[done : done + chunk]
         t0 = time.perf_counter()
         scores, node_counts = solver.solve_parsed(part)
         elapsed += time.perf_counter() - t0
         nodes += int(node_counts.sum())
-        correct += sum(int(s) == e for s, e in zip(scores, expected[done:done + chunk]))
+        correct += sum(int(s) == e for s, e in zip(scores, expected[done : done + chunk]))
         done += len(part)
         chunk = min(chunk * 2, 256)
     (pons_low, pons_high), pons_nodes = PONS.get(path.name, ((None, None), None))
@@ -94,7 +94,9 @@ def bench_set(path: Path, max_positions: int | None, time_cap: float, use_book: 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=None, help="positions per set (default all)")
-    parser.add_argument("--time-cap", type=float, default=60.0, help="seconds of solving per set (default 60)")
+    parser.add_argument(
+        "--time-cap", type=float, default=60.0, help="seconds of solving per set (default 60)"
+    )
     parser.add_argument("--book", action="store_true", help="use the shipped opening book")
     parser.add_argument("--sets", nargs="*", default=None, help="set names (default every Test_* file)")
     parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (default the last allowed one)")

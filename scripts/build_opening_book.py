@@ -28,10 +28,10 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from games.connect4.book import BOOK_PATH  # noqa: E402
-from games.connect4.solver import (  # noqa: E402
+from games.connect4.book import BOOK_PATH
+from games.connect4.solver import (
     COLUMN_BITS,
     HEIGHT,
     MIN_SCORE,
@@ -80,9 +80,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--depth", type=int, default=3, help="deepest ply stored (default 3)")
     parser.add_argument("--output", type=Path, default=BOOK_PATH, help="output .npz")
-    parser.add_argument("--progress", type=Path, default=None, help="resumable KEY SCORE log of the deepest layer")
-    parser.add_argument("--tt-size", type=int, default=67108859,
-                        help="transposition-table entries (odd, default the prime 2**26 - 5: 320 MiB)")
+    parser.add_argument(
+        "--progress", type=Path, default=None, help="resumable KEY SCORE log of the deepest layer"
+    )
+    parser.add_argument(
+        "--tt-size",
+        type=int,
+        default=67108859,
+        help="transposition-table entries (odd, default the prime 2**26 - 5: 320 MiB)",
+    )
     parser.add_argument("--report-every", type=int, default=10, help="positions between progress lines")
     args = parser.parse_args(argv)
     if not 0 <= args.depth <= 12:
@@ -98,7 +104,6 @@ def main(argv: list[str] | None = None) -> int:
                 k, s = line.split()
                 scores[int(k)] = int(s)
         print(f"resumed {len(scores)} solved positions from {args.progress}", file=sys.stderr)
-    log = open(args.progress, "a") if args.progress is not None else None
     solver = Solver(tt_size=args.tt_size, use_book=False)
     todo = [(moves, key, p) for key, (moves, p) in deepest.items() if key not in scores]
     todo.sort()
@@ -108,23 +113,29 @@ def main(argv: list[str] | None = None) -> int:
         score, node_counts = solver.solve_parsed([p])
         scores[key] = int(score[0])
         nodes += int(node_counts[0])
-        if log is not None:
-            log.write(f"{key} {scores[key]}\n")
-            log.flush()
+        if args.progress is not None:
+            with open(args.progress, "a") as log:
+                log.write(f"{key} {scores[key]}\n")
         if i % args.report_every == 0 or i == len(todo):
             elapsed = time.perf_counter() - start
             left = elapsed / i * (len(todo) - i)
-            print(f"ply {args.depth}: {i}/{len(todo)} solved, {elapsed:.0f} s, {nodes / elapsed:.3g} nodes/s, "
-                  f"about {left:.0f} s left (last {moves!r} = {scores[key]})", file=sys.stderr, flush=True)
-    if log is not None:
-        log.close()
+            print(
+                f"ply {args.depth}: {i}/{len(todo)} solved, {elapsed:.0f} s, {nodes / elapsed:.3g} nodes/s, "
+                f"about {left:.0f} s left (last {moves!r} = {scores[key]})",
+                file=sys.stderr,
+                flush=True,
+            )
 
     # back up to the root, ply by ply
     for ply in range(args.depth - 1, -1, -1):
         for key, (moves, p) in levels[ply].items():
             best = None
             for _, won, child in children(p):
-                s = (NUM_CELLS + 1 - p.num_moves) // 2 if won else -scores[canonical_key(child.position, child.mask)]
+                s = (
+                    (NUM_CELLS + 1 - p.num_moves) // 2
+                    if won
+                    else -scores[canonical_key(child.position, child.mask)]
+                )
                 best = s if best is None else max(best, s)
             scores[key] = best
         print(f"ply {ply}: {len(levels[ply])} positions backed up", file=sys.stderr)
@@ -135,9 +146,11 @@ def main(argv: list[str] | None = None) -> int:
     tmp = args.output.with_name(args.output.name + ".tmp.npz")
     np.savez_compressed(tmp, keys=keys, values=values, depth=np.int64(args.depth))
     os.replace(tmp, args.output)
-    print(f"wrote {len(keys)} positions (plies 0..{args.depth}) to {args.output}, "
-          f"{args.output.stat().st_size} bytes; empty board scores {scores[canonical_key(0, 0)]}",
-          file=sys.stderr)
+    print(
+        f"wrote {len(keys)} positions (plies 0..{args.depth}) to {args.output}, "
+        f"{args.output.stat().st_size} bytes; empty board scores {scores[canonical_key(0, 0)]}",
+        file=sys.stderr,
+    )
     return 0
 
 

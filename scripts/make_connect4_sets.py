@@ -15,8 +15,8 @@ Games come from two sources, alternating, and each set takes at most half its po
 source while the other can still supply it:
 
 * ``random``: every move uniform over the legal columns (seeded ``numpy.random.Generator``).
-* ``strong``: from ply ``--perfect-from`` (default 16) on, a uniform choice among the moves the
-  solver proves optimal (perfect play); before it, where exact analysis costs seconds per move,
+* ``strong``: from ply ``--perfect-from`` (default 16) on, perfect play: the first move, in a
+  random order of the columns, that the solver proves keeps the position's exact value; before it, where exact analysis costs seconds per move,
   a one-ply tactical player: win at once if possible, else block the opponent's immediate win,
   never play directly below an opponent's winning cell, and prefer the move creating most
   winning cells (centre first on ties); with probability 0.25 a uniform non-losing move instead.
@@ -41,10 +41,10 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from games.connect4.positions import POSITIONS_DIR, SET_NAMES  # noqa: E402
-from games.connect4.solver import (  # noqa: E402
+from games.connect4.positions import POSITIONS_DIR, SET_NAMES
+from games.connect4.solver import (
     BOARD_MASK,
     BOTTOM_MASK,
     COLUMN_BITS,
@@ -124,10 +124,24 @@ def tactical_move(board: Board, rng: np.random.Generator) -> int:
         return int(rng.choice(safe))
 
     def threats(c: int) -> int:
-        return bin(int(_winning_cells(board.position | board.move_bit(c), board.mask))).count("1")
+        return int(_winning_cells(board.position | board.move_bit(c), board.mask)).bit_count()
 
     best = max(threats(c) for c in safe)
     return next(c for c in CENTRE_FIRST if c in safe and threats(c) == best)
+
+
+def optimal_move(board: Board, solver: Solver, rng: np.random.Generator) -> int:
+    """A move that keeps the exact value: the first such move in a random order of the columns."""
+    legal = board.legal()
+    order = [legal[i] for i in rng.permutation(len(legal))]
+    for c in order:
+        if board.wins(c):
+            return c
+    value = solver.solve(board.moves)
+    for c in order[:-1]:
+        if -solver.solve(board.moves + str(c + 1)) == value:
+            return c
+    return order[-1]
 
 
 def play_game(source: str, solver: Solver, rng: np.random.Generator, perfect_from: int) -> str:
@@ -138,9 +152,7 @@ def play_game(source: str, solver: Solver, rng: np.random.Generator, perfect_fro
         if source == "random":
             col = int(rng.choice(legal))
         elif len(board.moves) >= perfect_from:
-            scores = solver.analyze(board.moves, allow_empty=True)
-            best = max(s for s in scores if s is not None)
-            col = int(rng.choice([c for c in range(WIDTH) if scores[c] == best]))
+            col = optimal_move(board, solver, rng)
         else:
             col = tactical_move(board, rng)
         won = board.wins(col)
@@ -153,10 +165,11 @@ def play_game(source: str, solver: Solver, rng: np.random.Generator, perfect_fro
 def write_set(path: Path, rows: list[tuple[str, list[int | None]]], header: list[str]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        for line in header:
-            f.write(f"# {line}\n")
-        for moves, scores in rows:
-            f.write(moves + " " + " ".join("-" if s is None else str(s) for s in scores) + "\n")
+        f.writelines(f"# {line}\n" for line in header)
+        f.writelines(
+            moves + " " + " ".join("-" if s is None else str(s) for s in scores) + "\n"
+            for moves, scores in rows
+        )
     os.replace(tmp, path)
 
 
@@ -164,9 +177,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=500, help="positions per set (default 500)")
     parser.add_argument("--size-begin-medium", type=int, default=None, help="override for begin_medium")
-    parser.add_argument("--size-begin-hard", type=int, default=20, help="positions in begin_hard (default 20)")
+    parser.add_argument(
+        "--size-begin-hard", type=int, default=20, help="positions in begin_hard (default 20)"
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--perfect-from", type=int, default=16, help="first ply of perfect play in strong games")
+    parser.add_argument(
+        "--perfect-from", type=int, default=16, help="first ply of perfect play in strong games"
+    )
     parser.add_argument("--begin-min-ply", type=int, default=8, help="first ply drawn for begin sets")
     parser.add_argument("--max-games", type=int, default=200000)
     parser.add_argument("--time-budget", type=float, default=3600.0, help="seconds; stop sampling after it")
@@ -204,8 +221,13 @@ def main(argv: list[str] | None = None) -> int:
             key = parse_moves(moves).key
             if key in seen:
                 continue
-            open_sets = [n for n in SET_NAMES if n.startswith(range_name) and len(kept[n]) < targets[n]
-                         and (relaxed or by_source[n][source] < (targets[n] + 1) // 2)]
+            open_sets = [
+                n
+                for n in SET_NAMES
+                if n.startswith(range_name)
+                and len(kept[n]) < targets[n]
+                and (relaxed or by_source[n][source] < (targets[n] + 1) // 2)
+            ]
             if not open_sets:
                 continue
             score = solver.solve(moves)
@@ -227,16 +249,23 @@ def main(argv: list[str] | None = None) -> int:
         for i, moves in enumerate(kept[name], 1):
             rows.append((moves, solver.analyze(moves)))
             if i % 50 == 0:
-                print(f"{name}: labelled {i}/{len(kept[name])} ({time.perf_counter() - t0:.0f} s)",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"{name}: labelled {i}/{len(kept[name])} ({time.perf_counter() - t0:.0f} s)",
+                    file=sys.stderr,
+                    flush=True,
+                )
         header = [
-            f"{name}: {len(rows)} positions ({by_source[name]['random']} from random games, "
-            f"{by_source[name]['strong']} from strong games); generated by scripts/make_connect4_sets.py "
-            f"--seed {args.seed} --perfect-from {args.perfect_from} --begin-min-ply {args.begin_min_ply}",
+            (
+                f"{name}: {len(rows)} positions ({by_source[name]['random']} from random games, "
+                f"{by_source[name]['strong']} from strong games); generated by scripts/make_connect4_sets.py "
+                f"--seed {args.seed} --perfect-from {args.perfect_from} --begin-min-ply {args.begin_min_ply}"
+            ),
             "format: MOVES s1 .. s7 = exact score (Pons' convention, side to move) of each column, '-' full",
         ]
         write_set(args.output_dir / f"{name}.txt", rows, header)
-        print(f"wrote {args.output_dir / (name + '.txt')}: {len(rows)} positions", file=sys.stderr, flush=True)
+        print(
+            f"wrote {args.output_dir / (name + '.txt')}: {len(rows)} positions", file=sys.stderr, flush=True
+        )
     return 0
 
 

@@ -19,7 +19,13 @@ from games.connect4.solver import (
 )
 
 # Pons' sets: (file, positions checked by default). The rest run under ``slow``.
-FAST_SUBSET = {"Test_L3_R1": 1000, "Test_L2_R1": 1000, "Test_L1_R1": 300, "Test_L2_R2": 60, "Test_L1_R2": 4}
+FAST_SUBSET = {
+    "Test_L3_R1": 1000,
+    "Test_L2_R1": 1000,
+    "Test_L1_R1": 1000,
+    "Test_L2_R2": 200,
+    "Test_L1_R2": 10,
+}
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +79,7 @@ def test_pons_sets_fast_subset(connect4_test_sets, solver, name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", list(FAST_SUBSET))
+@pytest.mark.parametrize("name", ["Test_L2_R2", "Test_L1_R2"])
 def test_pons_sets_full(connect4_test_sets, solver, name):
     moves, expected = read_set(connect4_test_sets, name)
     start = FAST_SUBSET[name]
@@ -259,7 +265,9 @@ def test_book_values_back_up(solver):
 
     def canonical(position, mask):
         key = position + mask
-        mirror = sum(((key >> (c * COLUMN_BITS)) & 0x7F) << ((WIDTH - 1 - c) * COLUMN_BITS) for c in range(WIDTH))
+        mirror = sum(
+            ((key >> (c * COLUMN_BITS)) & 0x7F) << ((WIDTH - 1 - c) * COLUMN_BITS) for c in range(WIDTH)
+        )
         return min(key, mirror)
 
     frontier = [parse_moves("", allow_empty=True)]
@@ -285,11 +293,10 @@ def parse_moves_from_bits(position, mask, ply):
 
 
 @pytest.mark.slow
-def test_book_deepest_entries_match_search(solver):
-    """Two entries of the deepest book ply, re-solved from scratch without the book."""
-    keys, values, depth = load_book()
+def test_book_deepest_entry_matches_search(solver):
+    """One entry of the deepest book ply, re-solved from scratch without the book (a minute or so)."""
+    depth = load_book()[2]
     if depth < 1:
         pytest.skip("no opening book shipped")
-    book = Solver(use_book=True)
-    for moves in ("4" * min(depth, 3) + "3" * max(0, depth - 3), "".join("17"[i % 2] for i in range(depth))):
-        assert solver.solve(moves, allow_empty=True) == book.solve(moves, allow_empty=True)
+    moves = "".join("4536271"[i % 7] for i in range(depth))
+    assert solver.solve(moves) == Solver(use_book=True).solve(moves)

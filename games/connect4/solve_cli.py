@@ -18,15 +18,20 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-from typing import Sequence, TextIO
+from collections.abc import Sequence
+from typing import TextIO
 
 
 def _format_scores(scores: list[int | None]) -> str:
     return " ".join("-" if s is None else str(s) for s in scores)
 
 
-def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None,
-         stderr: TextIO | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
     """Run the command; returns the exit status (0 all lines valid, 1 some line invalid).
 
     Args:
@@ -37,7 +42,9 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
         prog="solve",
         description="Exact Connect Four scores (Pons' convention) for positions read from stdin, one per line.",
     )
-    parser.add_argument("--analyze", action="store_true", help="print the score of each column 1-7 ('-' if full)")
+    parser.add_argument(
+        "--analyze", action="store_true", help="print the score of each column 1-7 ('-' if full)"
+    )
     parser.add_argument("--no-book", action="store_true", help="search without the opening book")
     parser.add_argument("--nodes", action="store_true", help="append the number of nodes searched")
     args = parser.parse_args(argv)

@@ -31,8 +31,8 @@ nodes), :func:`parse_moves`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from numba import njit
@@ -149,8 +149,21 @@ def _book_get(book_keys, book_values, key):
 
 
 @njit(cache=True)
-def _negamax(position, mask, num_moves, alpha, beta, table, book_keys, book_values,
-             book_depth, use_mirror, stack, move_stack, counters):
+def _negamax(
+    position,
+    mask,
+    num_moves,
+    alpha,
+    beta,
+    table,
+    book_keys,
+    book_values,
+    book_depth,
+    use_mirror,
+    stack,
+    move_stack,
+    counters,
+):
     """Fail-soft negamax with alpha-beta over an explicit stack (Pons parts 3-12).
 
     Precondition: ``alpha < beta`` and the side to move cannot win with its next move.
@@ -257,8 +270,7 @@ def _negamax(position, mask, num_moves, alpha, beta, table, book_keys, book_valu
                 _tt_put(table, stack[depth, 4], v + _LOWER_OFFSET)
                 ret = score
                 continue
-            if score > stack[depth, 2]:
-                stack[depth, 2] = score
+            stack[depth, 2] = max(stack[depth, 2], score)
             i = stack[depth, 6] - 1
             if i >= 0:
                 stack[depth, 6] = i
@@ -278,8 +290,19 @@ def _negamax(position, mask, num_moves, alpha, beta, table, book_keys, book_valu
 
 
 @njit(cache=True)
-def _solve(position, mask, num_moves, table, book_keys, book_values, book_depth,
-           use_mirror, stack, move_stack, counters):
+def _solve(
+    position,
+    mask,
+    num_moves,
+    table,
+    book_keys,
+    book_values,
+    book_depth,
+    use_mirror,
+    stack,
+    move_stack,
+    counters,
+):
     """Exact score of a position that is not finished (iterative null-window narrowing, Pons part 7)."""
     if _can_win_next(position, mask):
         return (NUM_CELLS + 1 - num_moves) // 2
@@ -291,8 +314,21 @@ def _solve(position, mask, num_moves, table, book_keys, book_values, book_depth,
             med = _div2(lo)
         elif med >= 0 and _div2(hi) > med:
             med = _div2(hi)
-        r = _negamax(position, mask, num_moves, med, med + 1, table, book_keys,
-                     book_values, book_depth, use_mirror, stack, move_stack, counters)
+        r = _negamax(
+            position,
+            mask,
+            num_moves,
+            med,
+            med + 1,
+            table,
+            book_keys,
+            book_values,
+            book_depth,
+            use_mirror,
+            stack,
+            move_stack,
+            counters,
+        )
         if r <= med:
             hi = r
         else:
@@ -301,22 +337,33 @@ def _solve(position, mask, num_moves, table, book_keys, book_values, book_depth,
 
 
 @njit(cache=True)
-def _solve_many(positions, masks, num_moves, table, book_keys, book_values, book_depth,
-                use_mirror, scores, nodes):
+def _solve_many(
+    positions, masks, num_moves, table, book_keys, book_values, book_depth, use_mirror, scores, nodes
+):
     """Solve ``positions[i], masks[i], num_moves[i]`` into ``scores[i]`` and ``nodes[i]`` (all `[N]` int64)."""
     stack = np.zeros((_MAX_PLIES, 8), dtype=np.int64)
     move_stack = np.zeros((_MAX_PLIES, WIDTH), dtype=np.int64)
     counters = np.zeros(1, dtype=np.int64)
     for i in range(positions.shape[0]):
         counters[0] = 0
-        scores[i] = _solve(positions[i], masks[i], num_moves[i], table, book_keys,
-                           book_values, book_depth, use_mirror, stack, move_stack, counters)
+        scores[i] = _solve(
+            positions[i],
+            masks[i],
+            num_moves[i],
+            table,
+            book_keys,
+            book_values,
+            book_depth,
+            use_mirror,
+            stack,
+            move_stack,
+            counters,
+        )
         nodes[i] = counters[0]
 
 
 @njit(cache=True)
-def _analyze(position, mask, num_moves, table, book_keys, book_values, book_depth,
-             use_mirror, scores, nodes):
+def _analyze(position, mask, num_moves, table, book_keys, book_values, book_depth, use_mirror, scores, nodes):
     """Score of every column into ``scores`` (`[7]` int64; ``NO_SCORE`` for a full column)."""
     stack = np.zeros((_MAX_PLIES, 8), dtype=np.int64)
     move_stack = np.zeros((_MAX_PLIES, WIDTH), dtype=np.int64)
@@ -330,8 +377,19 @@ def _analyze(position, mask, num_moves, table, book_keys, book_values, book_dept
         if move & wins:
             scores[col] = (NUM_CELLS + 1 - num_moves) // 2
             continue
-        scores[col] = -_solve(position ^ mask, mask | move, num_moves + 1, table, book_keys,
-                              book_values, book_depth, use_mirror, stack, move_stack, counters)
+        scores[col] = -_solve(
+            position ^ mask,
+            mask | move,
+            num_moves + 1,
+            table,
+            book_keys,
+            book_values,
+            book_depth,
+            use_mirror,
+            stack,
+            move_stack,
+            counters,
+        )
     nodes[0] = counters[0]
 
 
@@ -384,7 +442,8 @@ def parse_moves(moves: str, allow_empty: bool = False) -> Position:
             the message names the 1-based move index and the character.
     """
     if not isinstance(moves, str):
-        raise ValueError(f"moves must be a str of column digits 1-7, got {type(moves).__name__}")
+        # ValueError, not TypeError: every bad position, whatever its form, is one kind of error
+        raise ValueError(f"moves must be a str of column digits 1-7, got {type(moves).__name__}")  # noqa: TRY004
     if not moves and not allow_empty:
         raise ValueError("empty position: expected column digits 1-7")
     position = 0

@@ -93,7 +93,9 @@ def parse_position_lines(lines, source: str = "<lines>") -> tuple[list[str], np.
             try:
                 s = int(t)
             except ValueError:
-                raise ValueError(f"{source} line {number}: score {t!r} is neither an integer nor '-'") from None
+                raise ValueError(
+                    f"{source} line {number}: score {t!r} is neither an integer nor '-'"
+                ) from None
             if not -18 <= s <= 18:
                 raise ValueError(f"{source} line {number}: score {s} outside -18..18")
             row.append(s)
