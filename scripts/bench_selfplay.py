@@ -1,0 +1,416 @@
+"""Benchmark of self-play against the bare network: does the tree work keep the evaluator saturated?
+
+Prints ONE JSON object ``{"runs": [...], ...}``; each run (one per game and batch size ``B``) has:
+
+* ``game``, ``batch_size`` (``B``: games searched together), ``network`` (e.g. ``b4c32``),
+  ``simulations_per_move``;
+* ``forward_evals_per_s``: positions per second of bare ``TorchEvaluator.evaluate`` calls on ``B``
+  positions at a time (numpy in and out, masking included), positions sampled by random play;
+* ``selfplay_evals_per_s``: leaf evaluations per second (states sent to the network, roots
+  included) during ``SelfPlayRunner`` self-play of ``B`` games with the same evaluator, i.e.
+  ``SelfPlayStats.leaf_evaluations / SelfPlayStats.seconds``; the seconds include the search,
+  the rules, move selection and recording;
+* ``ratio``: ``selfplay_evals_per_s / forward_evals_per_s`` (DESIGN.md, "Hot paths");
+* ``positions_per_s``: self-play moves (plies, summed over the ``B`` games) per second;
+* ``tree_sims_per_s``: simulations per second of the batched PUCT search and the rules alone,
+  with the free "zero net" evaluator (uniform priors, value 0, observations still encoded), from
+  the start position: ``scripts/bench_mcts.bench``.
+
+Issue 4's bars, on one core: ``ratio >= 0.85`` and ``tree_sims_per_s >= 100,000`` for Connect Four
+at ``B = 256`` with the default network. The script runs on one core: it pins itself with
+``os.sched_setaffinity`` (``--cpu``), calls ``torch.set_num_threads(1)`` and sets
+``NUMBA_NUM_THREADS=1`` before Numba is imported.
+
+Timing: by default every rate is per second of CPU time of this (single-threaded, pinned)
+process, ``time.process_time``, so other jobs sharing the core do not distort it; ``--clock wall``
+uses wall-clock seconds instead (right on an idle machine).
+
+Networks and search settings default to the training defaults: ``configs/network/b4c32.yaml`` and
+``configs/mcts/default.yaml`` (plus the temperature plies of ``configs/selfplay/default.yaml``)
+for Connect Four, ``configs/network/mlp128x2.yaml`` and the ``tictactoe.yaml`` files for
+tic-tac-toe. Weights are fresh (seeded) initialisations: the network's cost does not depend on
+its weights, and the search's cost hardly does.
+
+Each run: warm-up (3 bare calls, ``--warmup-moves`` self-play moves for Numba compilation), then
+self-play moves (one ply of all ``B`` games each) for ``--seconds`` of self-play time. The two
+network rates are measured interleaved: after every network call of the search, one bare call on
+``B`` positions is timed apart (and its time left out of the self-play time), so both rates see
+the same load and cache state; on a busy shared machine, separate timing windows differed by
+15% or more between repetitions. Then the tree benchmark runs for ``--seconds``. Self-play starts from the opening in every game, so at
+large ``B`` the window covers the first plies only (no terminal leaves yet, every leaf goes to the
+network); ``--warmup-moves`` plays more untimed moves first to measure later in the game.
+
+Examples::
+
+    .venv/bin/python scripts/bench_selfplay.py
+    .venv/bin/python scripts/bench_selfplay.py --games connect4 --batch-sizes 256 --seconds 10
+    .venv/bin/python scripts/bench_selfplay.py --simulations 32 --seconds 0.5 --json /tmp/bench.json
+"""
+
+from __future__ import annotations
+
+import os
+
+# Before anything imports Numba: one thread, like one self-play actor per core.
+os.environ["NUMBA_NUM_THREADS"] = "1"
+
+import argparse
+import importlib.util
+import json
+import platform
+import sys
+import time
+import types
+from pathlib import Path
+
+import numpy as np
+import torch
+import yaml
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))
+
+import games
+from mcts import PUCTConfig, uniform_evaluator
+from networks import NetworkConfig, build_network
+from networks.evaluator import TorchEvaluator
+from selfplay.runner import SelfPlayRunner, SelfPlayStats
+
+#: Per game: (network yaml, mcts yaml, selfplay yaml), the training defaults (configs/train.yaml
+#: and configs/game/tictactoe.yaml).
+DEFAULT_CONFIGS = {
+    "connect4": ("network/b4c32.yaml", "mcts/default.yaml", "selfplay/default.yaml"),
+    "tictactoe": ("network/mlp128x2.yaml", "mcts/tictactoe.yaml", "selfplay/tictactoe.yaml"),
+}
+GAME_CHOICES = tuple(DEFAULT_CONFIGS)
+DEFAULT_JSON = REPO_ROOT / "docs" / "bench_selfplay.json"
+
+
+def tree_bench_with_clock(clock_name: str):
+    """``bench`` of ``scripts/bench_mcts.py`` (``scripts`` is not a package), timed by ``clock``.
+
+    The module is loaded as a private copy whose ``time.perf_counter`` (its only clock) is the
+    chosen clock, so its measurement uses the same seconds as the rest of this script.
+    """
+    spec = importlib.util.spec_from_file_location("_bench_mcts", REPO_ROOT / "scripts" / "bench_mcts.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.time = types.SimpleNamespace(perf_counter=CLOCKS[clock_name])
+    return module.bench
+
+
+def _read_yaml(relative: str) -> dict:
+    path = REPO_ROOT / "configs" / relative
+    data = yaml.safe_load(path.read_text())
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping of settings, got {type(data).__name__}")  # noqa: TRY004 (project rule: ValueError)
+    return data
+
+
+def network_config(spec: str) -> NetworkConfig:
+    """A network from a name (``b4c32``, ``mlp128x2``: ``NetworkConfig.from_name``, other fields at
+    their defaults), or from ``configs/network/<name>.yaml`` when that file exists, or from a path
+    to such a yaml file.
+
+    Raises:
+        ValueError: if ``spec`` is neither a readable yaml file nor a valid network name.
+    """
+    path = Path(spec)
+    if path.suffix in (".yaml", ".yml"):
+        if not path.is_file():
+            raise ValueError(f"network file {spec!r} does not exist")
+        return NetworkConfig.from_dict(yaml.safe_load(path.read_text()))
+    named = REPO_ROOT / "configs" / "network" / f"{spec}.yaml"
+    if named.is_file():
+        return NetworkConfig.from_dict(_read_yaml(f"network/{spec}.yaml"))
+    return NetworkConfig.from_name(spec)
+
+
+def sample_positions(game, batch_size: int, rng: np.random.Generator, max_plies: int = 12):
+    """``batch_size`` non-terminal positions reached by 0..``max_plies`` uniformly random plies.
+
+    Returns ``(states [B, S] int64, observations [B, C, H, W] float32, legal_mask [B, A] bool)``.
+    A row whose random move would end the game keeps the position before that move.
+    """
+    states = game.initial_states(batch_size)
+    target = rng.integers(0, max_plies + 1, size=batch_size)
+    for ply in range(max_plies):
+        rows = np.flatnonzero(target > ply)
+        if rows.size == 0:
+            break
+        legal = game.legal_mask(states[rows])
+        keys = np.where(legal, rng.random(legal.shape), -1.0)
+        stepped = game.step(states[rows], np.argmax(keys, axis=1).astype(np.int64))
+        live = ~game.terminal(stepped)
+        states[rows[live]] = stepped[live]
+        target[rows[~live]] = ply  # stop there
+    return states, game.observation(states), game.legal_mask(states)
+
+
+#: Clocks of ``--clock``: seconds of CPU time of this process, or wall-clock seconds.
+CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
+
+
+class PairedEvaluator:
+    """The self-play evaluator, with a bare-network call on a fixed batch after each real call.
+
+    Each ``__call__`` returns ``evaluator.evaluate(observations, legal_mask)`` for the search, then
+    times one ``evaluator.evaluate`` on the fixed ``[B, ...]`` batch with ``clock`` and adds its
+    positions and seconds to ``bare_positions`` and ``bare_seconds``. The caller subtracts
+    ``bare_seconds`` from the self-play time. Interleaved call by call, the bare network and
+    self-play see the same load and cache state even on a shared, busy machine.
+    """
+
+    def __init__(self, evaluator: TorchEvaluator, observations, legal, clock=time.process_time):
+        self.evaluator = evaluator
+        self.observations = observations
+        self.legal = legal
+        self.clock = clock
+        self.bare_positions = 0
+        self.bare_seconds = 0.0
+
+    def __call__(self, observations, legal_mask):
+        result = self.evaluator.evaluate(observations, legal_mask)
+        start = self.clock()
+        self.evaluator.evaluate(self.observations, self.legal)
+        self.bare_seconds += self.clock() - start
+        self.bare_positions += self.observations.shape[0]
+        return result
+
+
+def bench_run(
+    game_name: str,
+    batch_size: int,
+    config: NetworkConfig,
+    puct: PUCTConfig,
+    temperature_plies: int,
+    seconds: float,
+    warmup_moves: int,
+    seed: int,
+    tree_bench,
+    clock=time.process_time,
+) -> dict:
+    """One entry of ``runs`` (see the module docstring for the keys and units).
+
+    Self-play runs with a ``PairedEvaluator``: every network call of the search is followed by a
+    bare call on ``B`` sampled positions, timed apart and subtracted from the self-play time.
+    Moves (one ply of all ``B`` games each) are played until self-play alone has taken
+    ``seconds`` (at least one move). The tree benchmark then runs for ``seconds``.
+    """
+    game = games.make(game_name)
+    torch.manual_seed(seed)
+    model = build_network(config, game.observation_shape, game.num_actions)
+    evaluator = TorchEvaluator(model, device="cpu")
+    _, observations, legal = sample_positions(game, batch_size, np.random.default_rng(seed))
+    paired = PairedEvaluator(evaluator, observations, legal, clock)
+    runner = SelfPlayRunner(
+        game,
+        paired,
+        puct,
+        batch_size,
+        np.random.default_rng(seed + 1),
+        temperature=1.0,
+        temperature_plies=temperature_plies,
+    )
+    for _ in range(3):  # warm-up: first torch calls
+        evaluator.evaluate(observations, legal)
+    runner.play_moves(warmup_moves)  # warm-up: Numba compilation (or cache load)
+    paired.bare_positions, paired.bare_seconds = 0, 0.0
+    stats = SelfPlayStats()
+    while stats.seconds < seconds:
+        bare_before = paired.bare_seconds
+        start = clock()
+        _, move_stats = runner.play_moves(1)
+        move_stats.seconds = clock() - start - (paired.bare_seconds - bare_before)
+        stats.merge(move_stats)
+    forward_positions, forward_seconds = paired.bare_positions, paired.bare_seconds
+    forward = forward_positions / forward_seconds
+    selfplay = stats.leaf_evaluations / stats.seconds
+    tree = tree_bench(game_name, batch_size, puct.num_simulations, uniform_evaluator, seconds)
+    return {
+        "game": game_name,
+        "batch_size": batch_size,
+        "network": config.name,
+        "simulations_per_move": puct.num_simulations,
+        "forward_evals_per_s": round(forward),
+        "selfplay_evals_per_s": round(selfplay),
+        "ratio": round(selfplay / forward, 3),
+        "positions_per_s": round(stats.moves / stats.seconds, 1),
+        "tree_sims_per_s": round(tree),
+        "selfplay_moves_measured": stats.moves,
+        "selfplay_seconds": round(stats.seconds, 2),
+        "evals_per_simulation": round(stats.leaf_evaluations / stats.simulations, 3),
+    }
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
+    return value
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}") from None
+    if not (np.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {value}")
+    return value
+
+
+def pin_to_one_core(cpu: int | None) -> int | None:
+    """Pin this process to ``cpu`` (default: the lowest CPU it may run on); returns the CPU.
+
+    ``cpu = -1`` leaves the affinity alone and returns None.
+
+    Raises:
+        ValueError: if ``cpu`` is not one of the CPUs this process may run on.
+    """
+    if cpu == -1 or not hasattr(os, "sched_setaffinity"):
+        return None
+    allowed = sorted(os.sched_getaffinity(0))
+    if cpu is None:
+        cpu = allowed[0]
+    if cpu not in allowed:
+        raise ValueError(f"--cpu {cpu}: expected one of the CPUs this process may use, {allowed}, or -1")
+    os.sched_setaffinity(0, {cpu})
+    return cpu
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", nargs="+", choices=GAME_CHOICES, default=list(GAME_CHOICES))
+    parser.add_argument(
+        "--batch-sizes",
+        nargs="+",
+        type=_positive_int,
+        default=[1, 64, 256],
+        help="games searched together (B); default 1 64 256",
+    )
+    parser.add_argument(
+        "--simulations",
+        type=_positive_int,
+        default=None,
+        help="simulations per move (default: num_simulations of the game's mcts config)",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=_positive_seconds,
+        default=3.0,
+        help="timing window of each measurement, in seconds (default 3)",
+    )
+    parser.add_argument(
+        "--warmup-moves",
+        type=_positive_int,
+        default=1,
+        help="self-play moves played before timing (default 1: compilation)",
+    )
+    parser.add_argument(
+        "--connect4-network",
+        default="b4c32",
+        help="name (b4c32, b6c64) or yaml path of the Connect Four network",
+    )
+    parser.add_argument(
+        "--tictactoe-network", default="mlp128x2", help="name or yaml path of the tic-tac-toe network"
+    )
+    parser.add_argument(
+        "--cpu",
+        type=int,
+        default=None,
+        help="CPU to pin to (default: the lowest allowed one; -1: do not pin)",
+    )
+    parser.add_argument(
+        "--clock",
+        choices=tuple(CLOCKS),
+        default="cpu",
+        help="cpu (default): CPU seconds of this process, robust when other jobs share "
+        "the core; wall: wall-clock seconds",
+    )
+    parser.add_argument("--seed", type=_non_negative_int, default=0)
+    parser.add_argument(
+        "--json",
+        type=Path,
+        default=DEFAULT_JSON,
+        help=f"also write the JSON here (default {DEFAULT_JSON.relative_to(REPO_ROOT)}); '-' for stdout only",
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    args = parse_args(argv)
+    try:
+        networks = {
+            "connect4": network_config(args.connect4_network),
+            "tictactoe": network_config(args.tictactoe_network),
+        }
+        cpu = pin_to_one_core(args.cpu)
+    except ValueError as error:
+        raise SystemExit(f"bench_selfplay: {error}") from None
+    torch.set_num_threads(1)
+    clock = CLOCKS[args.clock]
+    tree_bench = tree_bench_with_clock(args.clock)
+    runs = []
+    for game_name in args.games:
+        _, mcts_file, selfplay_file = DEFAULT_CONFIGS[game_name]
+        mcts_settings = _read_yaml(mcts_file)
+        if args.simulations is not None:
+            mcts_settings["num_simulations"] = args.simulations
+        puct = PUCTConfig(**mcts_settings)
+        temperature_plies = int(_read_yaml(selfplay_file)["temperature_plies"])
+        for batch_size in args.batch_sizes:
+            run = bench_run(
+                game_name,
+                batch_size,
+                networks[game_name],
+                puct,
+                temperature_plies,
+                args.seconds,
+                args.warmup_moves,
+                args.seed,
+                tree_bench,
+                clock,
+            )
+            runs.append(run)
+            print(json.dumps(run), file=sys.stderr, flush=True)
+    report = {
+        "runs": runs,
+        "settings": {
+            "seconds_per_measurement": args.seconds,
+            "clock": args.clock,
+            "warmup_moves": args.warmup_moves,
+            "seed": args.seed,
+            "cpu": cpu,
+            "torch_threads": torch.get_num_threads(),
+            "numba_threads": int(os.environ["NUMBA_NUM_THREADS"]),
+        },
+        "machine": {
+            "processor": platform.processor() or platform.machine(),
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+        },
+    }
+    text = json.dumps(report, indent=2)
+    print(text)
+    if str(args.json) != "-":
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(text + "\n")
+    return report
+
+
+if __name__ == "__main__":
+    main()
