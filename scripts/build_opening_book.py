@@ -40,6 +40,7 @@ from games.connect4.solver import (
     Position,
     Solver,
     _has_four,
+    parse_moves,
 )
 
 
@@ -62,10 +63,14 @@ def children(p: Position):
         yield col, won, Position(p.position ^ p.mask, p.mask | move, p.num_moves + 1)
 
 
-def layers(depth: int) -> list[dict[int, tuple[str, Position]]]:
-    """Unique (mod mirror) unfinished positions per ply ``0..depth``: canonical key -> (moves, position)."""
-    out = [{canonical_key(0, 0): ("", Position(0, 0, 0))}]
-    for _ in range(depth):
+def layers(depth: int, root: str = "") -> list[dict[int, tuple[str, Position]]]:
+    """Unique (mod mirror) unfinished positions per ply ``len(root)..depth`` below ``root``.
+
+    Returns one dict per ply, canonical key -> (moves, position).
+    """
+    p = parse_moves(root, allow_empty=True)
+    out = [{canonical_key(p.position, p.mask): (root, p)}]
+    for _ in range(depth - len(root)):
         nxt: dict[int, tuple[str, Position]] = {}
         for moves, p in sorted(out[-1].values()):
             for col, won, child in children(p):
@@ -79,6 +84,9 @@ def layers(depth: int) -> list[dict[int, tuple[str, Position]]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--depth", type=int, default=3, help="deepest ply stored (default 3)")
+    parser.add_argument(
+        "--root", default="", help="build only the subtree below this position (for tests and partial books)"
+    )
     parser.add_argument("--output", type=Path, default=BOOK_PATH, help="output .npz")
     parser.add_argument(
         "--progress", type=Path, default=None, help="resumable KEY SCORE log of the deepest layer"
@@ -91,10 +99,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--report-every", type=int, default=10, help="positions between progress lines")
     args = parser.parse_args(argv)
-    if not 0 <= args.depth <= 12:
-        parser.error(f"--depth must be in 0..12, got {args.depth}")
+    try:
+        root = parse_moves(args.root, allow_empty=True)
+    except ValueError as error:
+        parser.error(f"--root: {error}")
+    if not root.num_moves <= args.depth <= root.num_moves + 12 or args.depth >= NUM_CELLS:
+        parser.error(
+            f"--depth must be in {root.num_moves}..{min(root.num_moves + 12, NUM_CELLS - 1)}, got {args.depth}"
+        )
 
-    levels = layers(args.depth)
+    levels = layers(args.depth, args.root)
     print(f"positions per ply (one per mirror pair): {[len(x) for x in levels]}", file=sys.stderr)
     deepest = levels[-1]
     scores: dict[int, int] = {}
@@ -127,18 +141,19 @@ def main(argv: list[str] | None = None) -> int:
             )
 
     # back up to the root, ply by ply
-    for ply in range(args.depth - 1, -1, -1):
-        for key, (moves, p) in levels[ply].items():
+    for index in range(len(levels) - 2, -1, -1):
+        for key, (_, p) in levels[index].items():
             best = None
             for _, won, child in children(p):
-                s = (
-                    (NUM_CELLS + 1 - p.num_moves) // 2
-                    if won
-                    else -scores[canonical_key(child.position, child.mask)]
-                )
+                if won:
+                    s = (NUM_CELLS + 1 - p.num_moves) // 2
+                elif child.num_moves == NUM_CELLS:
+                    s = 0  # the last move filled the board without four in a row
+                else:
+                    s = -scores[canonical_key(child.position, child.mask)]
                 best = s if best is None else max(best, s)
             scores[key] = best
-        print(f"ply {ply}: {len(levels[ply])} positions backed up", file=sys.stderr)
+        print(f"ply {root.num_moves + index}: {len(levels[index])} positions backed up", file=sys.stderr)
 
     keys = np.array(sorted(k for level in levels for k in level), dtype=np.int64)
     values = np.array([scores[int(k)] - MIN_SCORE + 1 for k in keys], dtype=np.int8)
@@ -147,8 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     np.savez_compressed(tmp, keys=keys, values=values, depth=np.int64(args.depth))
     os.replace(tmp, args.output)
     print(
-        f"wrote {len(keys)} positions (plies 0..{args.depth}) to {args.output}, "
-        f"{args.output.stat().st_size} bytes; empty board scores {scores[canonical_key(0, 0)]}",
+        f"wrote {len(keys)} positions (plies {root.num_moves}..{args.depth}) to {args.output}, "
+        f"{args.output.stat().st_size} bytes; root {args.root!r} scores {scores[canonical_key(root.position, root.mask)]}",
         file=sys.stderr,
     )
     return 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -17,6 +19,8 @@ from games.connect4.solver import (
     parse_moves,
     solve,
 )
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
 
 # Pons' sets: (file, positions checked by default). The rest run under ``slow``.
 FAST_SUBSET = {
@@ -300,3 +304,36 @@ def test_book_deepest_entry_matches_search(solver):
         pytest.skip("no opening book shipped")
     moves = "".join("4536271"[i % 7] for i in range(depth))
     assert solver.solve(moves) == Solver(use_book=True).solve(moves)
+
+
+def test_book_builder_on_a_subtree(tmp_path):
+    """scripts/build_opening_book.py below a late root: every stored value is the searched value."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "build_opening_book", REPO_ROOT / "scripts" / "build_opening_book.py"
+    )
+    builder = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(builder)
+    root = "4444443333332222"
+    out = tmp_path / "book.npz"
+    assert builder.main(["--root", root, "--depth", "18", "--output", str(out), "--report-every", "100"]) == 0
+    keys, values, depth = load_book(out)
+    assert depth == 18 and len(keys) == 1 + 3 + 15  # one per mirror pair at plies 16, 17, 18
+    plain = Solver(tt_size=(1 << 20) + 7, use_book=False)
+    booked = Solver(tt_size=(1 << 20) + 7, book_path=out)
+    assert booked.book_depth == 18
+    positions = [root] + [root + c for c in "1567"] + [root + a + b for a in "1567" for b in "1567"]
+    checked = 0
+    for moves in positions:
+        try:
+            p = parse_moves(moves)
+        except ValueError:  # the last move won: not a position to solve
+            continue
+        checked += 1
+        assert booked.solve(moves) == plain.solve(moves), moves
+        if p.num_moves <= 18:
+            assert booked.node_count <= 2  # answered by the book at the root
+    assert checked >= 10
+    with pytest.raises(SystemExit):
+        builder.main(["--root", "4x", "--depth", "3", "--output", str(out)])

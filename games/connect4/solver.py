@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -469,7 +470,8 @@ class Solver:
     Args:
         tt_size: number of transposition-table entries, at least 1024 (a prime spreads keys
             best). Memory is 8 bytes per entry (default 64 MiB), allocated and touched here.
-        use_book: look positions up in the shipped opening book (``games/connect4/book``).
+        use_book: look positions up in the opening book (``games/connect4/book``).
+        book_path: an opening-book ``.npz`` to use instead of the shipped one (with ``use_book``).
         use_mirror: share transposition-table entries between a position and its mirror image.
 
     Attributes:
@@ -477,10 +479,17 @@ class Solver:
         book_depth: deepest ply stored in the book in use (-1 without a book).
 
     Raises:
-        ValueError: for an invalid ``tt_size``.
+        ValueError: for an invalid ``tt_size`` or a malformed book file.
+        FileNotFoundError: if ``book_path`` does not exist.
     """
 
-    def __init__(self, tt_size: int = DEFAULT_TT_SIZE, use_book: bool = True, use_mirror: bool = True):
+    def __init__(
+        self,
+        tt_size: int = DEFAULT_TT_SIZE,
+        use_book: bool = True,
+        use_mirror: bool = True,
+        book_path: str | Path | None = None,
+    ):
         if not isinstance(tt_size, (int, np.integer)) or isinstance(tt_size, bool) or tt_size < 1024:
             raise ValueError(f"tt_size must be an int of at least 1024, got {tt_size!r}")
         #: `[tt_size]` int64 transposition table, entries ``(key << 8) | value``; 0 is empty.
@@ -490,7 +499,7 @@ class Solver:
         if use_book:
             from games.connect4.book import load_book
 
-            self.book_keys, self.book_values, self.book_depth = load_book()
+            self.book_keys, self.book_values, self.book_depth = load_book(book_path)
         else:
             self.book_keys = np.zeros(0, dtype=np.int64)
             self.book_values = np.zeros(0, dtype=np.int8)
