@@ -320,6 +320,7 @@ def test_book_builder_on_a_subtree(tmp_path):
     assert builder.main(["--root", root, "--depth", "18", "--output", str(out), "--report-every", "100"]) == 0
     keys, values, depth = load_book(out)
     assert depth == 18 and len(keys) == 1 + 3 + 15  # one per mirror pair at plies 16, 17, 18
+    assert values.min() >= 1 and values.max() <= 37
     plain = Solver(tt_size=(1 << 20) + 7, use_book=False)
     booked = Solver(tt_size=(1 << 20) + 7, book_path=out)
     assert booked.book_depth == 18
