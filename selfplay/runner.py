@@ -73,6 +73,8 @@ class SelfPlayRunner:
         temperature_plies: plies sampled at ``temperature``; later moves are greedy.
         first_game_id, game_id_stride: game ids are ``first_game_id + i * game_id_stride``, so
             several workers never hand out the same id.
+        random_opening_plies: each game starts with 0 to this many uniformly random plies that
+            are not recorded (0 = none); see ``_open``.
 
     Raises:
         ValueError: for ``num_games`` < 1, a negative temperature or ``temperature_plies``.
@@ -89,12 +91,14 @@ class SelfPlayRunner:
         temperature_plies: int = 8,
         first_game_id: int = 0,
         game_id_stride: int = 1,
+        random_opening_plies: int = 0,
     ) -> None:
         if num_games < 1:
             raise ValueError(f"num_games must be >= 1, got {num_games}")
-        if temperature < 0 or temperature_plies < 0:
+        if temperature < 0 or temperature_plies < 0 or random_opening_plies < 0:
             raise ValueError(
-                f"temperature and temperature_plies must be >= 0, got {temperature}, {temperature_plies}"
+                "temperature, temperature_plies and random_opening_plies must be >= 0, got "
+                f"{temperature}, {temperature_plies}, {random_opening_plies}"
             )
         self.game = game
         self.evaluate_fn = evaluate_fn
@@ -113,7 +117,11 @@ class SelfPlayRunner:
         self._policies = np.zeros((num_games, length, actions), dtype=np.float32)
         self._to_play = np.zeros((num_games, length), dtype=np.int8)
         self._actions = np.zeros((num_games, length), dtype=np.int64)
+        self.random_opening_plies = int(random_opening_plies)
+        self._start_ply = np.zeros(num_games, dtype=np.int64)
         self.states = game.initial_states(num_games)
+        for slot in range(num_games):
+            self._open(slot)
         self.game_ids = np.array([self._new_game_id() for _ in range(num_games)], dtype=np.int64)
 
     def _new_game_id(self) -> int:
@@ -156,21 +164,42 @@ class SelfPlayRunner:
                 for slot, winner in zip(done, winners):
                     finished.append(self._finish(int(slot), int(winner), stats))
                 self.states[done] = game.initial_states(len(done))
+                for slot in done:
+                    self._open(int(slot))
         stats.seconds = time.perf_counter() - start
         return finished, stats
 
+    def _open(self, slot: int) -> None:
+        """Play 0..``random_opening_plies`` uniformly random plies (not recorded as training
+        positions) at the start of the game in ``slot``, so self-play visits more positions. An
+        opening that would end the game is cut short before its last ply."""
+        plies = int(self.rng.integers(0, self.random_opening_plies + 1)) if self.random_opening_plies else 0
+        state = self.states[slot : slot + 1]
+        for ply in range(plies):
+            legal = np.flatnonzero(self.game.legal_mask(state)[0])
+            action = int(self.rng.choice(legal))
+            after = self.game.step(state, np.array([action]))
+            if self.game.terminal(after)[0]:
+                break
+            self._actions[slot, ply] = action
+            state = after
+        self.states[slot] = state[0]
+        self._start_ply[slot] = int(self.game.ply(state)[0])
+
     def _finish(self, slot: int, winner: int, stats: SelfPlayStats) -> GameRecord:
-        length = int(self.game.ply(self.states[slot : slot + 1])[0])
-        to_play = self._to_play[slot, :length].copy()
+        end = int(self.game.ply(self.states[slot : slot + 1])[0])
+        start = int(self._start_ply[slot])
+        length = end - start
+        to_play = self._to_play[slot, start:end].copy()
         record = GameRecord(
             game_id=int(self.game_ids[slot]),
             game_name=self.game.name,
-            observations=self._observations[slot, :length].copy(),
-            legal_masks=self._legal[slot, :length].copy(),
-            policies=self._policies[slot, :length].copy(),
+            observations=self._observations[slot, start:end].copy(),
+            legal_masks=self._legal[slot, start:end].copy(),
+            policies=self._policies[slot, start:end].copy(),
             values=outcome_targets(to_play, winner),
             to_play=to_play,
-            actions=self._actions[slot, :length].copy(),
+            actions=self._actions[slot, start:end].copy(),
             winner=winner,
             model_version=self.model_version,
         )
@@ -179,7 +208,7 @@ class SelfPlayRunner:
         stats.positions += length
         stats.game_lengths.append(length)
         if not stats.sample_games:
-            stats.sample_games.append(self.game.format_moves(record.actions))
+            stats.sample_games.append(self.game.format_moves(self._actions[slot, :end]))  # opening included
         if winner == 0:
             stats.wins_first_player += 1
         elif winner == 1:

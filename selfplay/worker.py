@@ -39,6 +39,7 @@ class SelfPlayWorker:
         incarnation: a number unique to this worker within the run (game-id block).
         device: ``"auto"``, ``"cpu"`` or ``"cuda"`` for the network.
         torch_threads: intra-op threads of torch in this process.
+        random_opening_plies: see ``SelfPlayRunner``.
         sink: called with the list of finished ``GameRecord``s; ``None`` keeps them for ``play``
             to return.
     """
@@ -56,6 +57,7 @@ class SelfPlayWorker:
         incarnation: int,
         device: str = "auto",
         torch_threads: int = 1,
+        random_opening_plies: int = 0,
         sink: Callable[[list[GameRecord]], None] | None = None,
     ) -> None:
         import torch
@@ -80,6 +82,7 @@ class SelfPlayWorker:
             temperature=temperature,
             temperature_plies=temperature_plies,
             first_game_id=incarnation * GAME_ID_BLOCK,
+            random_opening_plies=random_opening_plies,
         )
 
     def play(self, version: int, weights: Mapping | None = None):

@@ -89,3 +89,20 @@ def test_runner_rejects_bad_arguments():
         SelfPlayRunner(TTT, uniform_evaluator, PUCTConfig(num_simulations=2), 0, np.random.default_rng(0))
     with pytest.raises(ValueError, match="temperature"):
         SelfPlayRunner(TTT, uniform_evaluator, PUCTConfig(num_simulations=2), 1, np.random.default_rng(0), temperature=-1)
+
+
+def test_random_openings_are_played_but_not_recorded():
+    runner = SelfPlayRunner(
+        TTT, uniform_evaluator, PUCTConfig(num_simulations=8), 16, np.random.default_rng(3),
+        temperature_plies=9, random_opening_plies=3,
+    )
+    records, stats = runner.play_moves(20)
+    for record, text in zip(records, stats.sample_games[:1]):
+        assert TTT.format_moves(record.actions) == text[len(text) - record.num_positions :]
+    for record in records:
+        first_to_move = int(record.to_play[0])
+        np.testing.assert_array_equal(record.to_play, (np.arange(record.num_positions) + first_to_move) % 2)
+        np.testing.assert_array_equal(record.values, outcome_targets(record.to_play, record.winner))
+    # some games started after an opening (the first recorded position is not the empty board)
+    assert any(record.observations[0].sum() > 0 for record in records)
+    assert any(record.observations[0].sum() == 0 for record in records)

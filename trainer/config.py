@@ -54,6 +54,7 @@ class SelfPlaySchema:
     moves_per_call: int = 8  # plies played per actor task before results go back (weights are pulled between tasks)
     temperature: float = 1.0
     temperature_plies: int = 8  # plies played at `temperature`; greedy afterwards
+    random_opening_plies: int = 0  # each game starts with 0..N random, unrecorded plies (more positions seen)
     num_cpus_per_actor: float = 1.0
     num_gpus_per_actor: float = 0.0  # set e.g. 0.1 on a GPU box to share the GPU between actors
     device: str = "auto"  # network device of the actors: auto | cpu | cuda
@@ -210,6 +211,7 @@ def validate(config: TrainSchema) -> None:
         _positive(errors, f"selfplay.{key}", getattr(sp, key))
     _positive(errors, "selfplay.temperature", sp.temperature, allow_zero=True)
     _positive(errors, "selfplay.temperature_plies", sp.temperature_plies, allow_zero=True)
+    _positive(errors, "selfplay.random_opening_plies", sp.random_opening_plies, allow_zero=True)
     _positive(errors, "selfplay.num_cpus_per_actor", sp.num_cpus_per_actor, allow_zero=True)
     _positive(errors, "selfplay.num_gpus_per_actor", sp.num_gpus_per_actor, allow_zero=True)
     for key in ("device",):

@@ -150,6 +150,7 @@ class TrainingRun:
             incarnation=incarnation,
             device=sp.device,
             torch_threads=sp.torch_threads,
+            random_opening_plies=sp.random_opening_plies,
         )
 
     def _new_worker(self):
