@@ -66,6 +66,8 @@ _LOWER_OFFSET = MAX_SCORE - 2 * MIN_SCORE + 2
 _LOWER_THRESHOLD = MAX_SCORE - MIN_SCORE + 1
 
 _MAX_PLIES = NUM_CELLS + 1
+#: Sentinel score for a full column in the arrays filled by the compiled analyser.
+NO_SCORE = -128
 
 
 # --------------------------------------------------------------------------- bitboard kernels
@@ -393,9 +395,6 @@ def _analyze(position, mask, num_moves, table, book_keys, book_values, book_dept
         )
     nodes[0] = counters[0]
 
-
-#: Sentinel score for a full column in the arrays returned by the compiled analyser.
-NO_SCORE = -128
 
 
 # --------------------------------------------------------------------------- parsing
