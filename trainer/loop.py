@@ -31,6 +31,9 @@ from trainer.config import TrainSchema, network_config, to_dict, validate
 
 log = logging.getLogger(__name__)
 
+#: self-play rates are averaged over windows of at least this many seconds
+SELFPLAY_LOG_SECONDS = 5.0
+
 #: keys of the config that a resumed run may not change: the checkpoint would not fit
 IMMUTABLE_ON_RESUME = ("game", "network")
 
@@ -324,8 +327,6 @@ class TrainingRun:
             self._start_gate()
         if step % tr.checkpoint_every_steps == 0:
             self._checkpoint()
-        if step % 10 == 0:
-            self._log_selfplay(step)
 
     # ------------------------------------------------------------------ gating
     def _start_gate(self) -> None:
@@ -393,9 +394,13 @@ class TrainingRun:
         )
 
     # ------------------------------------------------------------------ logging
-    def _log_selfplay(self, step: int) -> None:
+    def _log_selfplay(self, force: bool = False) -> None:
+        """Self-play metrics over the last window of at least ``SELFPLAY_LOG_SECONDS``."""
         now = time.monotonic()
         seconds = max(1e-9, now - self._window["start"])
+        if seconds < SELFPLAY_LOG_SECONDS and not force:
+            return
+        step = self.learner.steps
         c = self.counters
         finished = c["wins_first_player"] + c["wins_second_player"] + c["draws"]
         values = {
@@ -540,12 +545,14 @@ class TrainingRun:
                     self._collect_selfplay()
                     self._train_some()
                     self._poll_gate()
+                    self._log_selfplay()
                     self._status()
                 if self.gate_inflight is not None:  # let the last gating match finish
                     self._poll_gate(timeout=max(60.0, 10.0 * self.config.arena.num_games))
             except KeyboardInterrupt:
                 self.stopped_by = "interrupted"
                 self.status.message("interrupted: writing a checkpoint, then stopping")
+            self._log_selfplay(force=True)
             self._checkpoint()
             self.writer.flush()
         finally:
