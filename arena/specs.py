@@ -1,0 +1,199 @@
+"""Player specs: one text syntax for every player, in the CLIs and in configs.
+
+Syntax: ``KIND`` or ``KIND:KEY=VALUE[,KEY=VALUE...]``, for example::
+
+    random                      uniformly random legal moves
+    minimax                     exhaustive minimax (tic-tac-toe-sized games)
+    alphabeta:depth=5           alpha-beta to 5 plies (alphabeta:time=1.0: 1 s per move)
+    uct:sims=1000               UCT with random rollouts, 1000 simulations per move
+    solver                      perfect play (Connect Four: Pons' solver; small games: minimax)
+    mcts:model=PATH,sims=200    a network with PUCT search
+    policy:model=PATH           the network alone: argmax of the masked policy
+    human                       moves typed on stdin
+
+Every kind accepts ``seed=INT`` (default: the seed the caller passes, else 0), so every player is
+seeded. ``PATH`` is an export folder (or its ``model.onnx``/``model.json``; opened with ONNX
+Runtime, no torch) or a ``.pt`` model file or training checkpoint (opened with torch). A path that
+itself holds commas is read up to the next ``,KEY=``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from games.base import Game
+
+#: accepted options of each kind: ``{kind: {option: type}}``; "model" is a path
+SPEC_OPTIONS: dict[str, dict[str, type]] = {
+    "random": {"seed": int},
+    "minimax": {"seed": int},
+    "alphabeta": {"depth": int, "time": float, "seed": int},
+    "uct": {"sims": int, "c": float, "seed": int},
+    "solver": {"seed": int},
+    "mcts": {"model": str, "sims": int, "c_puct": float, "seed": int},
+    "policy": {"model": str, "seed": int},
+    "human": {"seed": int},
+}
+#: kinds whose ``model`` option is required
+MODEL_KINDS = ("mcts", "policy")
+#: default simulations of ``mcts`` players per move
+DEFAULT_MCTS_SIMULATIONS = 200
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A parsed player spec.
+
+    Attributes:
+        kind: one of ``SPEC_OPTIONS``.
+        options: typed option values (``int``, ``float`` or ``str``).
+        text: the spec as written (stripped); used as the player's name.
+    """
+
+    kind: str
+    options: dict = field(default_factory=dict)
+    text: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.text or self.kind
+
+
+def parse_spec(text: str) -> PlayerSpec:
+    """Parse ``KIND[:KEY=VALUE,...]``.
+
+    Raises:
+        ValueError: for an empty spec, an unknown kind or option (the message lists the accepted
+            ones), a malformed ``KEY=VALUE``, a repeated option, a value of the wrong type or range
+            (ints >= 1 for ``depth``/``sims``, finite floats >= 0 for ``time``/``c``/``c_puct``,
+            ints >= 0 for ``seed``), or a missing ``model`` for ``mcts``/``policy``.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"expected a player spec such as 'alphabeta:depth=5', got {text!r}; "
+                         f"kinds: {sorted(SPEC_OPTIONS)}")
+    text = text.strip()
+    kind, _, rest = text.partition(":")
+    kind = kind.strip()
+    if kind not in SPEC_OPTIONS:
+        raise ValueError(f"unknown player kind {kind!r} in {text!r}; expected one of {sorted(SPEC_OPTIONS)}")
+    accepted = SPEC_OPTIONS[kind]
+    pairs: list[list[str]] = []
+    if rest.strip():
+        for piece in rest.split(","):
+            if "=" not in piece:
+                if pairs and pairs[-1][0] == "model":
+                    pairs[-1][1] += "," + piece  # a comma inside a model path
+                    continue
+                raise ValueError(f"{text!r}: expected KEY=VALUE, got {piece!r}; {kind} accepts {sorted(accepted)}")
+            key, _, value = piece.partition("=")
+            pairs.append([key.strip(), value.strip()])
+    elif ":" in text:
+        raise ValueError(f"{text!r}: expected options after ':'; {kind} accepts {sorted(accepted)}")
+    options: dict = {}
+    for key, value in pairs:
+        if key not in accepted:
+            raise ValueError(f"{text!r}: unknown option {key!r} for {kind}; accepted: {sorted(accepted)}")
+        if key in options:
+            raise ValueError(f"{text!r}: option {key!r} given twice")
+        options[key] = _convert(text, key, value, accepted[key])
+    if kind in MODEL_KINDS and "model" not in options:
+        raise ValueError(f"{text!r}: {kind} needs model=PATH (an export folder or a .pt file)")
+    if kind == "alphabeta" and "depth" not in options and "time" not in options:
+        raise ValueError(f"{text!r}: alphabeta needs depth=PLIES or time=SECONDS (or both)")
+    return PlayerSpec(kind, options, text)
+
+
+def _convert(text: str, key: str, value: str, kind: type):
+    if value == "":
+        raise ValueError(f"{text!r}: option {key!r} has no value")
+    if kind is str:
+        return value
+    if kind is int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise ValueError(f"{text!r}: option {key!r} expects an integer, got {value!r}") from None
+        minimum = 0 if key == "seed" else 1
+        if number < minimum:
+            raise ValueError(f"{text!r}: option {key!r} expects an integer >= {minimum}, got {number}")
+        return number
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"{text!r}: option {key!r} expects a number, got {value!r}") from None
+    if not math.isfinite(number) or number < 0:
+        raise ValueError(f"{text!r}: option {key!r} expects a finite number >= 0, got {value!r}")
+    return number
+
+
+_EVALUATORS: dict[tuple[str, str], object] = {}
+
+
+def load_model_evaluator(path: str, game: Game):
+    """An evaluator for ``path`` (export folder: ONNX Runtime; ``.pt`` file: torch), cached per path.
+
+    Raises:
+        FileNotFoundError: if ``path`` does not exist.
+        ValueError: if the model cannot be read or is for another game (``networks.loading``).
+    """
+    from networks.loading import load_evaluator
+
+    resolved = str(Path(path).expanduser().resolve())
+    key = (resolved, game.name)
+    if key not in _EVALUATORS:
+        evaluator = load_evaluator(resolved, expected_game=game)
+        _EVALUATORS[key] = evaluator.evaluate if hasattr(evaluator, "evaluate") else evaluator
+    return _EVALUATORS[key]
+
+
+def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **human_streams):
+    """The player a spec describes, for ``game``.
+
+    Args:
+        spec: a ``PlayerSpec`` or its text.
+        game: the game to play (``mcts``/``policy`` check the model against it).
+        seed: the player's seed when the spec has no ``seed=`` option (default 0).
+        human_streams: ``input_stream``/``output_stream`` for ``human``.
+
+    Returns:
+        An ``arena.players`` player named after the spec text.
+
+    Raises:
+        ValueError: as ``parse_spec``, for a ``solver`` on a game without an exact solver, and
+            for a model that cannot be read or belongs to another game.
+        FileNotFoundError: for a missing model path.
+    """
+    from arena import players
+
+    if isinstance(spec, str):
+        spec = parse_spec(spec)
+    options = dict(spec.options)
+    rng = options.pop("seed", seed if seed is not None else 0)
+    name = spec.name
+    kind = spec.kind
+    if kind == "random":
+        return players.RandomPlayer(rng=rng, name=name)
+    if kind == "minimax":
+        return players.MinimaxPlayer(rng=rng, name=name)
+    if kind == "alphabeta":
+        return players.AlphaBetaPlayer(depth=options.get("depth"), time_limit=options.get("time"), rng=rng, name=name)
+    if kind == "uct":
+        return players.UCTPlayer(num_simulations=options.get("sims", 1000), c=options.get("c", 1.4), rng=rng, name=name)
+    if kind == "solver":
+        if game.name != "connect4" and game.max_game_length > players.MinimaxPlayer.MAX_GAME_LENGTH:
+            raise ValueError(f"solver: no exact solver for {game.name}; it plays connect4 and tic-tac-toe")
+        return players.SolverPlayer(rng=rng, name=name)
+    if kind == "human":
+        return players.HumanPlayer(rng=rng, name=name, **human_streams)
+    evaluate_fn = load_model_evaluator(options["model"], game)
+    if kind == "policy":
+        return players.PolicyPlayer(evaluate_fn, rng=rng, name=name)
+    return players.MCTSPlayer(
+        evaluate_fn,
+        num_simulations=options.get("sims", DEFAULT_MCTS_SIMULATIONS),
+        c_puct=options.get("c_puct", 1.25),
+        rng=rng,
+        name=name,
+    )

@@ -1,0 +1,187 @@
+"""Player specs (issue 6, part 1) and the solver, network and human players behind them."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+import games
+from arena.players import (
+    AlphaBetaPlayer,
+    HumanPlayer,
+    HumanQuit,
+    MCTSPlayer,
+    MinimaxPlayer,
+    PolicyPlayer,
+    RandomPlayer,
+    SolverPlayer,
+    UCTPlayer,
+    connect4_action_scores,
+)
+from arena.specs import SPEC_OPTIONS, build_player, parse_spec
+
+
+@pytest.fixture(scope="module")
+def tictactoe():
+    return games.make("tictactoe")
+
+
+@pytest.fixture(scope="module")
+def connect4():
+    return games.make("connect4")
+
+
+@pytest.fixture(scope="module")
+def tictactoe_model(tmp_path_factory):
+    """A tiny exported tic-tac-toe MLP (random weights)."""
+    torch = pytest.importorskip("torch")
+    from networks import NetworkConfig, build_network
+    from networks.export import export_model
+
+    game = games.make("tictactoe")
+    torch.manual_seed(0)
+    config = NetworkConfig(kind="mlp", mlp_hidden=(16,), value_hidden=8)
+    model = build_network(config, game.observation_shape, game.num_actions)
+    return export_model(model, config, game.name, game.version, tmp_path_factory.mktemp("ttt") / "best")
+
+
+def test_parse_spec_kinds_and_typed_options():
+    assert parse_spec("random").kind == "random"
+    spec = parse_spec("alphabeta:depth=5")
+    assert (spec.kind, spec.options, spec.name) == ("alphabeta", {"depth": 5}, "alphabeta:depth=5")
+    assert parse_spec("alphabeta:time=1.0").options == {"time": 1.0}
+    assert parse_spec(" uct:sims=1000,seed=3 ").options == {"sims": 1000, "seed": 3}
+    spec = parse_spec("mcts:model=/runs/a,b/best,sims=200")
+    assert spec.options == {"model": "/runs/a,b/best", "sims": 200}
+    assert parse_spec("policy:model=runs/best/model.onnx").options == {"model": "runs/best/model.onnx"}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "kinds"),
+        ("alphazero", "expected one of"),
+        ("alphabeta:depht=5", r"unknown option 'depht'.*accepted: \['depth', 'seed', 'time'\]"),
+        ("alphabeta", "depth=PLIES or time=SECONDS"),
+        ("alphabeta:depth=0", ">= 1"),
+        ("alphabeta:depth=x", "integer"),
+        ("alphabeta:time=-1", ">= 0"),
+        ("alphabeta:time=nan", "finite"),
+        ("uct:sims=10,sims=20", "twice"),
+        ("uct:1000", "KEY=VALUE"),
+        ("uct:", "options after"),
+        ("mcts:sims=100", "model=PATH"),
+        ("random:seed=", "no value"),
+        ("random:seed=-1", ">= 0"),
+    ],
+)
+def test_parse_spec_errors_name_the_problem(text, message):
+    with pytest.raises(ValueError, match=message):
+        parse_spec(text)
+
+
+def test_every_kind_lists_seed():
+    assert all("seed" in options for options in SPEC_OPTIONS.values())
+
+
+@pytest.mark.parametrize(
+    ("text", "cls"),
+    [
+        ("random", RandomPlayer),
+        ("minimax", MinimaxPlayer),
+        ("alphabeta:depth=2", AlphaBetaPlayer),
+        ("uct:sims=20", UCTPlayer),
+        ("solver", SolverPlayer),
+        ("human", HumanPlayer),
+    ],
+)
+def test_build_player_kinds(tictactoe, text, cls):
+    player = build_player(text, tictactoe, seed=4)
+    assert isinstance(player, cls)
+    assert player.name == text
+    assert isinstance(player.rng, np.random.Generator)
+
+
+def test_seed_option_wins_over_the_default_and_players_are_reproducible(tictactoe):
+    state = tictactoe.initial_state()
+    first = [build_player("random:seed=9", tictactoe, seed=1).select_action(tictactoe, state) for _ in range(3)]
+    assert len(set(first)) == 1
+    a = build_player("random", tictactoe, seed=5)
+    b = build_player("random", tictactoe, seed=5)
+    assert [a.select_action(tictactoe, state) for _ in range(20)] == [b.select_action(tictactoe, state) for _ in range(20)]
+    c = build_player("random:seed=5", tictactoe, seed=99)
+    d = build_player("random", tictactoe)  # default seed 0
+    assert c.rng.integers(1 << 30) == np.random.default_rng(5).integers(1 << 30)
+    assert d.rng.integers(1 << 30) == np.random.default_rng(0).integers(1 << 30)
+
+
+def test_model_players_from_an_export_folder(tictactoe, tictactoe_model):
+    mcts = build_player(f"mcts:model={tictactoe_model},sims=30", tictactoe)
+    policy = build_player(f"policy:model={tictactoe_model / 'model.onnx'}", tictactoe)
+    assert isinstance(mcts, MCTSPlayer) and mcts.config.num_simulations == 30
+    assert isinstance(policy, PolicyPlayer)
+    # P1: X X . / O O . / . . .  X to move; 30 simulations find the win at 2
+    p1 = tictactoe.state_from_board("X X . / O O . / . . .")
+    analysis = mcts.analyze(tictactoe, p1)
+    assert analysis.best_action == 2
+    assert analysis.value == 1.0
+    assert int(analysis.visit_counts.sum()) == 30
+    assert analysis.priors.sum() == pytest.approx(1.0)
+    assert np.all(analysis.priors[[0, 1, 3, 4]] == 0.0)
+    action = policy.select_action(tictactoe, p1)
+    legal = tictactoe.actions(p1)
+    assert action in legal
+    assert action == legal[int(np.argmax(policy.analyze(tictactoe, p1).priors[legal]))]
+
+
+def test_model_spec_errors(tictactoe, connect4, tictactoe_model, tmp_path):
+    with pytest.raises(FileNotFoundError):
+        build_player(f"mcts:model={tmp_path / 'missing'}", tictactoe)
+    with pytest.raises(ValueError, match="tictactoe"):
+        build_player(f"policy:model={tictactoe_model}", connect4)
+
+
+def test_solver_player_picks_the_fastest_win_and_only_best_moves(connect4):
+    # ply 18, X to move: column 2 wins at once (score (42 + 1 - 18) // 2 = 12), column 6 wins later
+    moves = "554772552346365236"
+    state = connect4.initial_state()
+    for action in connect4.parse_moves(moves):
+        state = connect4.result(state, action)
+    scores = connect4_action_scores(state, connect4.actions(state))
+    assert scores == {0: -12, 1: 12, 2: -12, 3: -12, 4: -12, 5: 6, 6: -12}
+    assert all(SolverPlayer(rng=seed).select_action(connect4, state) == 1 for seed in range(5))
+
+
+def test_connect4_action_scores_match_the_solver_analysis(connect4):
+    from games.connect4.solver import analyze
+
+    for moves in ("71465614126151373316", "66754264613656455542", "3511526211316135556543277664"):
+        state = connect4.initial_state()
+        for action in connect4.parse_moves(moves):
+            state = connect4.result(state, action)
+        expected = {c: s for c, s in enumerate(analyze(moves)) if s is not None}
+        assert connect4_action_scores(state, connect4.actions(state)) == expected
+
+
+def test_solver_tie_break_is_seeded_and_uniform_over_best(tictactoe):
+    start = tictactoe.initial_state()  # every first move draws
+    picks = {SolverPlayer(rng=seed).select_action(tictactoe, start) for seed in range(40)}
+    assert len(picks) > 3
+    assert SolverPlayer(rng=3).select_action(tictactoe, start) == SolverPlayer(rng=3).select_action(tictactoe, start)
+
+
+def test_human_player_reprompts_then_moves_and_quits(tictactoe):
+    out = io.StringIO()
+    human = HumanPlayer(input_stream=io.StringIO("x\n10\n5\n"), output_stream=out)
+    assert human.select_action(tictactoe, tictactoe.initial_state()) == 4
+    assert out.getvalue().count("legal moves: 1 2 3 4 5 6 7 8 9") == 2
+    with pytest.raises(HumanQuit):
+        HumanPlayer(input_stream=io.StringIO("quit\n"), output_stream=io.StringIO()).select_action(
+            tictactoe, tictactoe.initial_state()
+        )
+    with pytest.raises(HumanQuit):
+        HumanPlayer(input_stream=io.StringIO(""), output_stream=io.StringIO()).select_action(
+            tictactoe, tictactoe.initial_state()
+        )
