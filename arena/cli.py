@@ -1,0 +1,270 @@
+"""``arena``: matches, round-robin Elo ladders and accuracy against perfect play.
+
+Usage::
+
+    arena PLAYER_A PLAYER_B --game connect4 --games 20 [--seed 0] [--json] [--out games.json]
+    arena --ladder random uct:sims=1000 alphabeta:depth=3 solver --game connect4 --games 10
+    arena accuracy PLAYER --game connect4 [--set middle_easy ...] [--limit N] [--json]
+
+Players are specs (``arena.specs``): ``random``, ``minimax``, ``alphabeta:depth=5``,
+``uct:sims=1000``, ``solver``, ``mcts:model=PATH,sims=200``, ``policy:model=PATH``, ``human``.
+Each player's seed is spawned from ``--seed`` unless its spec sets ``seed=``; the random openings
+use their own stream from the same seed, so a command line reproduces its games exactly.
+
+Exit status: 0 on success, 2 for a usage error (bad spec, game, option or model file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+import games
+from arena.specs import build_player, parse_spec
+
+DEFAULT_GAMES = 20
+DEFAULT_OPENING_PLIES = 2
+
+
+def _console(stream):
+    from rich.console import Console
+
+    return Console(file=stream, width=110, highlight=False, soft_wrap=True)
+
+
+def _format_elo(value: float) -> str:
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{value:+.1f}"
+
+
+def _write_json_atomic(path: str, payload: dict) -> None:
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(payload, out, indent=1)
+            out.write("\n")
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
+    return value
+
+
+def _common_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", default="connect4", choices=games.names(), help="game id (default connect4)")
+    parser.add_argument("--seed", type=_non_negative_int, default=0, help="seed of openings and players (default 0)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+
+
+def _match_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="arena",
+        description="Play a match or a round-robin ladder between player specs; "
+        "'arena accuracy PLAYER' measures mistakes against perfect play.",
+    )
+    parser.add_argument("players", nargs="*", metavar="PLAYER", help="two player specs (A then B)")
+    parser.add_argument("--ladder", nargs="+", metavar="PLAYER", help="round robin between these specs")
+    parser.add_argument("--games", type=_positive_int, default=DEFAULT_GAMES,
+                        help=f"games per match, colours alternated (default {DEFAULT_GAMES})")
+    parser.add_argument("--opening-plies", type=_non_negative_int, default=DEFAULT_OPENING_PLIES,
+                        help="seeded random plies opening each pair of games (default 2)")
+    parser.add_argument("--start", default="", metavar="MOVES", help="move string every game starts from")
+    parser.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
+    parser.add_argument("--prior-draws", type=float, default=1.0,
+                        help="ladder: virtual draws per pair (BayesElo-style prior, default 1)")
+    parser.add_argument("--out", metavar="FILE", help="write the summary and every game's move string (JSON)")
+    _common_options(parser)
+    return parser
+
+
+def _accuracy_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="arena accuracy",
+        description="Share of solver-labelled positions where PLAYER's move is a mistake "
+        "(another move has a strictly better outcome: win > draw > loss).",
+    )
+    parser.add_argument("player", metavar="PLAYER", help="player spec")
+    parser.add_argument("--set", dest="sets", action="append", metavar="NAME",
+                        help="labelled set (repeatable; default all; tic-tac-toe: 'all')")
+    parser.add_argument("--limit", type=_positive_int, help="use the first N positions of each set")
+    _common_options(parser)
+    return parser
+
+
+def _players(specs: list[str], game, seed: int):
+    parsed = [parse_spec(s) for s in specs]
+    sequence = np.random.SeedSequence(seed)
+    opening_seed, *player_seeds = sequence.spawn(len(parsed) + 1)
+    players = [
+        build_player(spec, game, seed=int(child.generate_state(1)[0]))
+        for spec, child in zip(parsed, player_seeds)
+    ]
+    return parsed, players, np.random.default_rng(opening_seed)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``arena``; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    from arena.players import HumanQuit
+
+    try:
+        if argv and argv[0] == "accuracy":
+            return _accuracy(_accuracy_parser().parse_args(argv[1:]))
+        parser = _match_parser()
+        args = parser.parse_args(argv)
+        if args.ladder:
+            if args.players:
+                parser.error("give either two players or --ladder P1 P2 ..., not both")
+            return _ladder(args)
+        if len(args.players) != 2:
+            parser.error(f"expected two player specs (A and B), got {len(args.players)}")
+        return _match(args)
+    except (ValueError, FileNotFoundError) as error:
+        print(f"arena: error: {error}", file=sys.stderr)
+        return 2
+    except HumanQuit:
+        print("arena: stopped by the human player", file=sys.stderr)
+        return 1
+
+
+def _match(args) -> int:
+    from arena.match import run_match
+
+    game = games.make(args.game)
+    _, (player_a, player_b), rng = _players(args.players, game, args.seed)
+    result = run_match(game, player_a, player_b, args.games, rng, args.opening_plies, args.start)
+    summary = result.to_dict(args.confidence)
+    summary.update(seed=args.seed, opening_plies=args.opening_plies, start=args.start)
+    if args.out:
+        _write_json_atomic(args.out, result.to_dict(args.confidence, include_games=True)
+                           | {"seed": args.seed, "opening_plies": args.opening_plies, "start": args.start})
+    if args.json:
+        print(json.dumps(summary))
+        return 0
+    _print_match(result, args)
+    return 0
+
+
+def _print_match(result, args) -> None:
+    from rich.table import Table
+
+    stats = result.statistics(args.confidence)
+    console = _console(sys.stdout)
+    console.print(f"{result.player_a} (A) vs {result.player_b} (B): {result.game}, {result.num_games} games, "
+                  f"seed {args.seed}, {args.opening_plies} random opening plies")
+    table = Table("A's record", "wins", "draws", "losses", box=None)
+    for label, record in (("overall", stats), ("A first", result.as_first), ("A second", result.as_second)):
+        table.add_row(label, str(record.wins), str(record.draws), str(record.losses))
+    console.print(table)
+    level = f"{100 * args.confidence:g}%"
+    console.print(f"score {stats.score:.3f} ({level} CI {stats.score_ci[0]:.3f} to {stats.score_ci[1]:.3f})")
+    console.print(f"Elo {_format_elo(stats.elo)} ({level} CI {_format_elo(stats.elo_ci[0])} "
+                  f"to {_format_elo(stats.elo_ci[1])})")
+    console.print(f"distinct games {result.distinct_games}/{result.num_games}")
+
+
+def _ladder(args) -> int:
+    from rich.table import Table
+
+    from arena.match import run_ladder
+
+    game = games.make(args.game)
+    specs, players, rng = _players(args.ladder, game, args.seed)
+    anchors = [i for i, spec in enumerate(specs) if spec.kind == "random"]
+    anchor = anchors[0] if anchors else 0
+    console = _console(sys.stderr if args.json else sys.stdout)
+
+    def progress(i, j, match):
+        console.print(f"{match.player_a} vs {match.player_b}: +{match.wins} ={match.draws} -{match.losses}")
+
+    ladder = run_ladder(game, players, args.games, rng, anchor, args.opening_plies, args.start,
+                        args.prior_draws, args.confidence, on_match=progress)
+    summary = ladder.to_dict() | {"game": game.name, "seed": args.seed, "games_per_pair": args.games}
+    if args.out:
+        payload = dict(summary)
+        payload["matches"] = [m.to_dict(args.confidence, include_games=True) for m in ladder.matches.values()]
+        _write_json_atomic(args.out, payload)
+    if args.json:
+        print(json.dumps(summary))
+        return 0
+    points, played = ladder.points_and_games()
+    level = f"{100 * args.confidence:g}%"
+    table = Table("rank", "player", "Elo", f"{level} interval", "games", "score",
+                  title=f"Bradley-Terry ratings, {game.name}, anchor {ladder.names[anchor]} = 0")
+    ratings = ladder.ratings
+    for rank, i in enumerate(np.argsort(-ratings.ratings), 1):
+        table.add_row(str(rank), ladder.names[i], f"{ratings.ratings[i]:+.0f}",
+                      f"{ratings.intervals[i, 0]:+.0f} to {ratings.intervals[i, 1]:+.0f}",
+                      str(int(played[i].sum())), f"{points[i].sum() / played[i].sum():.3f}")
+    console.print(table)
+    return 0
+
+
+def _accuracy(args) -> int:
+    from rich.table import Table
+
+    from arena.accuracy import expected_random_mistake_rate, labelled_sets, mistake_rate, player_actions
+
+    game = games.make(args.game)
+    _, (player,), _ = _players([args.player], game, args.seed)
+    sets = labelled_sets(game, args.sets)
+    if not sets:
+        raise ValueError(f"no labelled position sets for {game.name} are shipped yet")
+    rows = {}
+    for name, labelled in sets.items():
+        if args.limit is not None and args.limit < len(labelled):
+            from arena.accuracy import LabelledSet
+
+            n = args.limit
+            labelled = LabelledSet(name, labelled.moves[:n], labelled.states[:n], labelled.outcomes[:n])
+        actions = player_actions(game, player, labelled)
+        rate = mistake_rate(labelled, actions)
+        rows[name] = {
+            "positions": len(labelled),
+            "mistakes": int(round(rate * len(labelled))),
+            "mistake_rate": rate,
+            "random_expected_rate": expected_random_mistake_rate(labelled),
+        }
+    if args.json:
+        print(json.dumps({"player": args.player, "game": game.name, "sets": rows}))
+        return 0
+    table = Table("set", "positions", "mistakes", "mistake rate", "random player",
+                  title=f"{args.player}: mistakes against perfect play ({game.name})")
+    for name, row in rows.items():
+        table.add_row(name, str(row["positions"]), str(row["mistakes"]), f"{row['mistake_rate']:.3f}",
+                      f"{row['random_expected_rate']:.3f}")
+    _console(sys.stdout).print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
