@@ -11,8 +11,9 @@ For each file of ``../shared/data/connect4`` (relative to the repository; an abs
 microseconds, the mean number of nodes searched, and how many positions got exactly the stored
 score. As in Pons' own benchmark (his ``main.cpp``), positions are parsed before the clock starts
 and one transposition table (fresh per set) is kept across the positions of a set. Positions are
-solved in growing chunks (1, 2, 4, ... 256 per compiled call) until ``--positions`` are done or
-the set has used ``--time-cap`` seconds. ``mean_us`` is wall time (Pons' measure);
+solved in growing chunks (1, 2, 4, ... 256 per compiled call, while a chunk is expected to take
+under a quarter of the time left) until ``--positions`` are done or the set has used
+``--time-cap`` seconds; one slow position can overrun the cap (a search is not interrupted). ``mean_us`` is wall time (Pons' measure);
 ``mean_cpu_us`` is this process's CPU time, which shows how much of the wall time went to other
 processes on a shared machine (pinning fixes the core, not the competition for it). Numba compilation (cached on disk) happens before any
 timing. The process pins itself to one CPU and to one Numba thread. Pons' reference figures are
@@ -74,7 +75,9 @@ def bench_set(path: Path, max_positions: int | None, time_cap: float, use_book: 
         nodes += int(node_counts.sum())
         correct += sum(int(s) == e for s, e in zip(scores, expected[done : done + chunk]))
         done += len(part)
-        chunk = min(chunk * 2, 256)
+        # grow the chunk while a quarter of the remaining cap covers it at the mean rate so far
+        per_position = max(elapsed / done, 1e-9)
+        chunk = max(1, min(chunk * 2, 256, int((time_cap - elapsed) / 4 / per_position)))
     (pons_low, pons_high), pons_nodes = PONS.get(path.name, ((None, None), None))
     mean_us = elapsed / done * 1e6 if done else None
     mean_nodes = nodes / done if done else None
