@@ -51,8 +51,11 @@ def test_tiny_run_writes_checkpoints_metrics_and_best_model(tiny_run):
     assert payload["step"] == 20
     counters = latest.counters
     buffer_state = latest.buffer_state()
-    assert counters["games"] > 0 and counters["positions"] >= counters["games"] * 5
     assert buffer_state is not None
+    assert counters["games"] > 0 and counters["positions"] >= counters["games"]
+    # the buffer got every game whose statistics reached the driver (and maybe a few in flight)
+    buffered = buffer_state["train_positions_added"] + buffer_state["validation_positions_added"]
+    assert buffered >= counters["positions"]
     assert counters["gates"] >= 1  # at least one gating match finished
     assert latest.config["game"]["name"] == "tictactoe"
     assert latest.config["selfplay"]["num_actors"] == 2
