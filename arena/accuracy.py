@@ -1,0 +1,272 @@
+"""Accuracy against perfect play: the share of positions where a player's move is a mistake.
+
+A move is a *mistake* when another legal move has a strictly better game-theoretic outcome for the
+player to move, with win > draw > loss (AlphaZero.jl's definition, its "Connect Four" tutorial's
+"error rate" benchmark). Choosing a slower win, or a draw among draws, is not a mistake.
+
+Labelled positions:
+
+* Connect Four: the project's solver-labelled sets (``games.connect4.positions``: exact Pons
+  score of every column; its sign is the outcome). One rate per set.
+* Tic-tac-toe: every reachable non-terminal position (4,520), labelled by exhaustive minimax
+  (``search.minimax``), as the single set ``"all"``.
+
+Public API:
+
+* ``labelled_sets(game, sets=None) -> dict[str, LabelledSet]``
+* ``mistake_rate(labelled, actions) -> float`` and ``expected_random_mistake_rate(labelled)``
+* ``player_mistake_rates(game, player, sets=None) -> dict[str, float]`` (any ``arena.players``
+  player, one position at a time)
+* ``network_mistake_rates(game, evaluate_fn, puct_config, sets=None) -> dict[str, float]`` (the
+  training loop's call: one batched greedy PUCT search over all positions of a set at once)
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from games.base import Game
+
+#: outcome code of an illegal action in ``LabelledSet.outcomes``
+ILLEGAL = -2
+#: name of tic-tac-toe's single set
+TICTACTOE_SET = "all"
+
+
+@dataclass(frozen=True)
+class LabelledSet:
+    """Positions with the exact outcome of every action.
+
+    Attributes:
+        name: set name (``"middle_easy"``, ``"all"``, ...).
+        moves: ``N`` move strings reaching the positions from the start (1-based notation).
+        states: ``[N, S]`` int64 states, all non-terminal.
+        outcomes: ``[N, A]`` int8, for the player to move: +1 if the action wins under perfect
+            play, 0 if it draws, -1 if it loses; ``ILLEGAL`` (-2) for an illegal action.
+    """
+
+    name: str
+    moves: list[str]
+    states: np.ndarray
+    outcomes: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.moves)
+
+    @property
+    def legal_mask(self) -> np.ndarray:
+        """``[N, A]`` bool, True for legal actions."""
+        return self.outcomes != ILLEGAL
+
+    @property
+    def mistake_mask(self) -> np.ndarray:
+        """``[N, A]`` bool, True for legal actions whose outcome is worse than the best one."""
+        return mistake_mask(self.outcomes)
+
+
+def mistake_mask(outcomes: np.ndarray) -> np.ndarray:
+    """``[N, A]`` bool: legal actions (outcome != ``ILLEGAL``) with an outcome below the row's best.
+
+    Raises:
+        ValueError: if ``outcomes`` is not ``[N, A]`` with values in {-2, -1, 0, 1} and a legal
+            action in every row.
+    """
+    outcomes = np.asarray(outcomes)
+    if outcomes.ndim != 2:
+        raise ValueError(f"expected outcomes of shape [N, A], got {outcomes.shape}")
+    if not np.all(np.isin(outcomes, (ILLEGAL, -1, 0, 1))):
+        raise ValueError("expected outcomes in {-2 (illegal), -1, 0, 1}")
+    legal = outcomes != ILLEGAL
+    if not np.all(legal.any(axis=1)):
+        raise ValueError(f"rows {np.flatnonzero(~legal.any(axis=1)).tolist()} have no legal action")
+    best = np.where(legal, outcomes, ILLEGAL).max(axis=1, keepdims=True)
+    return legal & (outcomes < best)
+
+
+def mistake_rate(labelled: LabelledSet, actions: np.ndarray) -> float:
+    """Share of positions in ``labelled`` where ``actions`` (``[N]`` int, 0-based) is a mistake.
+
+    Raises:
+        ValueError: if ``actions`` has the wrong shape or holds an illegal action (row named).
+    """
+    actions = np.asarray(actions)
+    if actions.shape != (len(labelled),):
+        raise ValueError(f"expected actions of shape ({len(labelled)},), got {actions.shape}")
+    num_actions = labelled.outcomes.shape[1]
+    rows = np.arange(len(labelled))
+    in_range = (actions >= 0) & (actions < num_actions)
+    legal = in_range & labelled.legal_mask[rows, np.clip(actions, 0, num_actions - 1)]
+    if not np.all(legal):
+        bad = int(np.flatnonzero(~legal)[0])
+        raise ValueError(f"{labelled.name}: illegal action {int(actions[bad])} at position {bad} "
+                         f"({labelled.moves[bad]!r})")
+    return float(labelled.mistake_mask[rows, actions].mean()) if len(labelled) else 0.0
+
+
+def expected_random_mistake_rate(labelled: LabelledSet) -> float:
+    """Mistake rate of a uniformly random player, exactly: the mean over positions of the share
+    of legal actions that are mistakes."""
+    if not len(labelled):
+        return 0.0
+    per_position = labelled.mistake_mask.sum(axis=1) / labelled.legal_mask.sum(axis=1)
+    return float(per_position.mean())
+
+
+# --------------------------------------------------------------------------- the labelled sets
+def connect4_labelled_set(position_set, game: Game | None = None) -> LabelledSet:
+    """A ``LabelledSet`` from a ``games.connect4.positions.PositionSet`` (outcome = sign of score)."""
+    import games
+    from games.connect4.positions import NO_SCORE
+
+    game = game if game is not None else games.make("connect4")
+    scores = np.asarray(position_set.scores, dtype=np.int16)
+    outcomes = np.where(scores == NO_SCORE, ILLEGAL, np.sign(scores)).astype(np.int8)
+    states = game.states_from_moves(list(position_set.moves))
+    return LabelledSet(position_set.name, list(position_set.moves), states, outcomes)
+
+
+@functools.lru_cache(maxsize=4)
+def _small_game_set(game_name: str) -> LabelledSet:
+    import games
+    from search.minimax import Minimax
+
+    game = games.make(game_name)
+    search = Minimax(game)
+    start = game.initial_state()
+    seen = {start: ""}
+    queue = deque([start])
+    moves, states, outcomes = [], [], []
+    while queue:  # breadth first: each position with its shortest move string
+        state = queue.popleft()
+        if game.terminal_test(state):
+            continue
+        row = np.full(game.num_actions, ILLEGAL, dtype=np.int8)
+        for action, value in search.action_values(state).items():
+            row[action] = int(np.sign(value))
+            child = game.result(state, action)
+            if child not in seen:
+                seen[child] = seen[state] + game.action_to_string(action)
+                queue.append(child)
+        moves.append(seen[state])
+        states.append(state)
+        outcomes.append(row)
+    return LabelledSet(TICTACTOE_SET, moves, np.array(states, dtype=np.int64), np.stack(outcomes))
+
+
+def available_sets(game: Game) -> list[str]:
+    """Names of the labelled sets of ``game`` (Connect Four: the shipped files present now)."""
+    if game.name == "connect4":
+        from games.connect4.positions import position_set_names
+
+        return position_set_names()
+    if game.name == "tictactoe":
+        return [TICTACTOE_SET]
+    raise ValueError(f"no labelled positions for {game.name}; expected connect4 or tictactoe")
+
+
+def labelled_sets(game: Game, sets: Iterable | None = None) -> dict[str, LabelledSet]:
+    """The labelled sets to measure, by name.
+
+    Args:
+        game: ``connect4`` or ``tictactoe``.
+        sets: None for every available set, or an iterable of set names, ``LabelledSet`` objects
+            or ``games.connect4.positions.PositionSet`` objects.
+
+    Raises:
+        ValueError: for another game or an unknown set name (the message lists the known ones).
+    """
+    known = available_sets(game)
+    if sets is None:
+        sets = known
+    elif isinstance(sets, str):
+        sets = [sets]
+    out: dict[str, LabelledSet] = {}
+    for item in sets:
+        if isinstance(item, LabelledSet):
+            out[item.name] = item
+        elif isinstance(item, str):
+            if item not in known:
+                raise ValueError(f"unknown position set {item!r} for {game.name}; expected one of {known}")
+            if game.name == "tictactoe":
+                out[item] = _small_game_set(game.name)
+            else:
+                from games.connect4.positions import load_position_set
+
+                out[item] = connect4_labelled_set(load_position_set(item), game)
+        elif hasattr(item, "scores") and hasattr(item, "moves"):
+            out[item.name] = connect4_labelled_set(item, game)
+        else:
+            raise ValueError(f"expected a set name, LabelledSet or PositionSet, got {type(item).__name__}")
+    return out
+
+
+# --------------------------------------------------------------------------- measuring players
+def player_actions(game: Game, player, labelled: LabelledSet) -> np.ndarray:
+    """``[N]`` int64: the action ``player`` (``select_action(game, state)``) picks in each position."""
+    return np.array([player.select_action(game, tuple(int(v) for v in row)) for row in labelled.states],
+                    dtype=np.int64).reshape(len(labelled))
+
+
+def player_mistake_rates(game: Game, player, sets: Iterable | None = None) -> dict[str, float]:
+    """Mistake rate of any player on each labelled set: ``{set name: share in [0, 1]}``.
+
+    Positions are asked one at a time, so this suits classical players; use
+    ``network_mistake_rates`` for a network.
+
+    Raises:
+        ValueError: as ``labelled_sets``, and if the player picks an illegal action.
+    """
+    return {
+        name: mistake_rate(labelled, player_actions(game, player, labelled))
+        for name, labelled in labelled_sets(game, sets).items()
+    }
+
+
+def network_actions(
+    game: Game, evaluate_fn, puct_config, labelled: LabelledSet, batch_size: int = 1024, rng=None
+) -> np.ndarray:
+    """``[N]`` int64 greedy PUCT moves (most visited, lowest index on ties, no root noise), with one
+    batched ``mcts.run_puct`` per ``batch_size`` positions."""
+    from mcts import run_puct, select_actions
+
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
+    rng = rng if rng is not None else np.random.default_rng(0)
+    chunks = []
+    for begin in range(0, len(labelled), int(batch_size)):
+        states = labelled.states[begin:begin + int(batch_size)]
+        output = run_puct(game, states, evaluate_fn, puct_config, rng, add_root_noise=False)
+        chunks.append(select_actions(output.visit_counts, 0.0, rng))
+    return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int64)
+
+
+def network_mistake_rates(
+    game: Game, evaluate_fn, puct_config, sets: Iterable | None = None, *, batch_size: int = 1024, rng=None
+) -> dict[str, float]:
+    """Mistake rate of a network with greedy PUCT on each labelled set: ``{set name: share}``.
+
+    For TensorBoard as ``arena/mistake_rate/<set>``. All positions of a set (up to ``batch_size``
+    at a time) are searched together in one ``mcts.run_puct`` call with ``puct_config``, no root
+    noise, and the most visited move is played (CASES D2).
+
+    Args:
+        game: ``connect4`` (one entry per shipped set; none if no set is shipped yet) or
+            ``tictactoe`` (the single set ``"all"``).
+        evaluate_fn: batched evaluator (``mcts.evaluators``), values for the player to move.
+        puct_config: ``mcts.PUCTConfig``; its ``num_simulations`` is the search budget per position.
+        sets: as ``labelled_sets``.
+        batch_size: positions per search call, >= 1 (bounds the tree's memory).
+        rng: generator handed to the search (unused without noise; default seed 0).
+
+    Raises:
+        ValueError: as ``labelled_sets`` and ``mcts.run_puct``, or for ``batch_size`` < 1.
+    """
+    return {
+        name: mistake_rate(labelled, network_actions(game, evaluate_fn, puct_config, labelled, batch_size, rng))
+        for name, labelled in labelled_sets(game, sets).items()
+    }
