@@ -1,0 +1,426 @@
+"""``play``: a human against an exported model in the terminal, and a text engine protocol.
+
+Usage::
+
+    play --model RUN/best [--game connect4] [--sims 200] [--human-first | --human-second]
+    play --model RUN/best --opponent alphabeta:depth=4      # the model against any player spec
+    play --engine --model RUN/best [--sims 200]             # docs/engine_protocol.md
+
+The model is an export folder (``model.onnx`` + ``model.json``, evaluated with ONNX Runtime, no
+torch) or a ``.pt`` model file or training checkpoint (torch). Trainer code is never imported.
+The model plays with PUCT search (``--sims`` simulations, no noise, most visited move); ``--sims
+0`` plays the network's policy alone.
+
+During a game the human types a move in the game's notation (Connect Four: a column 1-7;
+tic-tac-toe: a cell 1-9, row by row from the top left), or ``undo`` (take back your last move and
+the reply), ``hint`` (the model's choice for you) or ``quit``. Before each of your moves the board,
+the model's policy (priors and visit counts per legal move) and its evaluation are shown; the
+evaluation always names its side ("for you (O)") and says who is ahead ("X is winning"). A
+malformed or illegal move re-prompts with the legal moves. A finished game prints the result and
+its move string.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import games
+from arena.players import Analysis, MCTSPlayer, PolicyPlayer, parse_move_token
+
+PLAYER_SYMBOLS = ("X", "O")
+DEFAULT_SIMULATIONS = 200
+#: most simulations the engine accepts for one search (bounds memory and time)
+MAX_SIMULATIONS = 100_000
+
+
+class UsageError(ValueError):
+    """A bad command line; ``main`` prints it and returns 2."""
+
+
+def load_model(path: str, game_name: str | None = None):
+    """``(game, evaluate_fn)`` for a model at ``path``; ONNX Runtime for an export folder.
+
+    Raises:
+        FileNotFoundError: if ``path`` does not exist.
+        ValueError: if the model cannot be read, or ``game_name`` differs from the model's game.
+    """
+    from networks.loading import is_export
+
+    if not Path(path).exists():
+        raise FileNotFoundError(f"model not found: {path}")
+    if is_export(path):
+        from networks.onnx_evaluator import load_exported, read_sidecar
+
+        model_game = read_sidecar(path)["game"]["name"]
+        if game_name is not None and game_name != model_game:
+            raise ValueError(f"{path}: the model plays {model_game!r}, not {game_name!r}")
+        game = games.make(model_game)
+        return game, load_exported(path, expected_game=game).evaluate
+    from networks.checkpoint import load_model as load_weights
+    from networks.evaluator import TorchEvaluator
+
+    model, metadata = load_weights(path, expected_game=game_name)
+    game = games.make(metadata.game_name)
+    return game, TorchEvaluator(model, device="cpu").evaluate
+
+
+def make_model_player(evaluate_fn, num_simulations: int, seed: int):
+    """``MCTSPlayer`` with ``num_simulations`` (>= 1), or ``PolicyPlayer`` for 0."""
+    if num_simulations == 0:
+        return PolicyPlayer(evaluate_fn, rng=seed, name="model (policy)")
+    return MCTSPlayer(evaluate_fn, num_simulations=num_simulations, rng=seed, name=f"model ({num_simulations} sims)")
+
+
+def verdict(value_for_first: float) -> str:
+    """Plain words for a value in ``[-1, 1]`` from X's (the first player's) view."""
+    leader = "X" if value_for_first > 0 else "O"
+    size = abs(value_for_first)
+    if size >= 0.8:
+        return f"{leader} is winning"
+    if size >= 0.25:
+        return f"{leader} is better"
+    return "balanced"
+
+
+def evaluation_line(analysis: Analysis, side: int, side_label: str) -> str:
+    """One line with the model's evaluation from the view of ``side`` (0 = X), naming that side.
+
+    Example: ``evaluation for you (O): search -1.000, network -0.120; X is winning``.
+    """
+    search = analysis.value_for(side)
+    network = analysis.network_value if side == analysis.to_move else -analysis.network_value
+    value_x = analysis.value_for(0)
+    searched = int(analysis.visit_counts.sum()) > 0
+    parts = f"search {search:+.3f}, network {network:+.3f}" if searched else f"network {network:+.3f}"
+    return f"evaluation for {side_label} ({PLAYER_SYMBOLS[side]}): {parts}; {verdict(value_x)}"
+
+
+def policy_table(game, state: tuple, analysis: Analysis) -> str:
+    """The model's priors (and visit counts, after a search) for each legal move, as text."""
+    from rich.console import Console
+    from rich.table import Table
+
+    legal = game.actions(state)
+    table = Table(box=None, show_header=True, pad_edge=False)
+    table.add_column("move")
+    for action in legal:
+        table.add_column(game.action_to_string(action), justify="right")
+    table.add_row("policy", *[f"{analysis.priors[a]:.2f}" for a in legal])
+    if int(analysis.visit_counts.sum()) > 0:
+        table.add_row("visits", *[str(int(analysis.visit_counts[a])) for a in legal])
+    console = Console(width=120, file=_NullWriter(), highlight=False)
+    with console.capture() as capture:
+        console.print(table)
+    return capture.get().rstrip("\n")
+
+
+class _NullWriter:
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def result_text(game, state: tuple) -> str:
+    utility = game.utility(state, 0)
+    if utility > 0:
+        return "X wins (1-0)"
+    if utility < 0:
+        return "O wins (0-1)"
+    return "draw (1/2-1/2)"
+
+
+def _write(stream, text: str) -> None:
+    """Write and flush; characters the stream cannot encode are written as escapes."""
+    try:
+        stream.write(text)
+    except UnicodeEncodeError:
+        stream.write(text.encode("ascii", "backslashreplace").decode("ascii"))
+    stream.flush()
+
+
+def _state_after(game, actions: list[int]) -> tuple:
+    state = game.initial_state()
+    for action in actions:
+        state = game.result(state, action)
+    return state
+
+
+# ----------------------------------------------------------------------------- human session
+class HumanSession:
+    """A human against the model (or the model against an opponent player), text in and out."""
+
+    def __init__(self, game, model, human_side: int, start: list[int], stdin, stdout, opponent=None):
+        self.game = game
+        self.model = model
+        self.human_side = human_side
+        self.moves = list(start)
+        self.start_length = len(start)
+        self.stdin = stdin
+        self.stdout = stdout
+        self.opponent = opponent
+
+    def say(self, text: str = "") -> None:
+        _write(self.stdout, text + "\n")
+
+    def finish(self, state: tuple | None, abandoned: bool = False) -> None:
+        moves = self.game.format_moves(self.moves) or "(none)"
+        if abandoned:
+            self.say(f"game abandoned; moves: {moves}")
+        else:
+            self.say(self.game.render(state))
+            self.say(f"result: {result_text(self.game, state)}")
+            self.say(f"moves: {moves}")
+
+    def run(self) -> int:
+        game = self.game
+        label = "you" if self.opponent is None else self.opponent.name
+        self.say(f"{game.name}: {label} ({PLAYER_SYMBOLS[self.human_side]}) against {self.model.name} "
+                 f"({PLAYER_SYMBOLS[1 - self.human_side]})")
+        while True:
+            state = _state_after(game, self.moves)
+            if game.terminal_test(state):
+                self.finish(state)
+                return 0
+            to_move = game.player(state)
+            if to_move != self.human_side:
+                analysis = self.model.analyze(game, state)
+                self.moves.append(analysis.best_action)
+                self.say(f"model plays {game.action_to_string(analysis.best_action)} "
+                         f"({evaluation_line(analysis, to_move, 'the model')})")
+                continue
+            if self.opponent is not None:
+                action = self.opponent.select_action(game, state)
+                self.say(f"{self.opponent.name} plays {game.action_to_string(action)}")
+                self.moves.append(int(action))
+                continue
+            if not self._human_turn(state):
+                self.finish(None, abandoned=True)
+                return 0
+
+    def _human_turn(self, state: tuple) -> bool:
+        """Read lines until the human moves (True) or quits (False)."""
+        game = self.game
+        analysis = self.model.analyze(game, state)
+        legal_text = " ".join(game.action_to_string(a) for a in game.actions(state))
+        self.say(game.render(state))
+        self.say(f"{PLAYER_SYMBOLS[self.human_side]} to move (you); moves so far: "
+                 f"{game.format_moves(self.moves) or '(none)'}")
+        self.say(policy_table(game, state, analysis))
+        self.say(evaluation_line(analysis, self.human_side, "you"))
+        while True:
+            _write(self.stdout, f"your move ({legal_text}; undo, hint, quit): ")
+            line = self.stdin.readline()
+            if not line:
+                return False
+            try:
+                outcome = self._command(state, analysis, line.strip(), legal_text)
+            except Exception as error:  # a bad line must never end the session with a traceback
+                self.say(f"error: {error}")
+                continue
+            if outcome is not None:
+                return outcome
+
+    def _command(self, state, analysis, text: str, legal_text: str) -> bool | None:
+        game = self.game
+        if text == "quit":
+            return False
+        if text == "hint":
+            self.say(f"hint: the model would play {game.action_to_string(analysis.best_action)}")
+            return None
+        if text == "undo":
+            human_moves = [i for i in range(self.start_length, len(self.moves))
+                           if _state_player(game, self.moves[:i]) == self.human_side]
+            if not human_moves:
+                self.say("nothing to undo")
+                return None
+            del self.moves[human_moves[-1]:]
+            self.say(f"took back your last move; moves: {game.format_moves(self.moves) or '(none)'}")
+            return True  # the position changed: show it again
+        action = parse_move_token(game, state, text)
+        if action is None:
+            self.say(f"illegal or malformed move {text[:40]!r}; legal moves: {legal_text}")
+            return None
+        self.moves.append(action)
+        return True
+
+
+def _state_player(game, actions: list[int]) -> int:
+    return game.player(_state_after(game, actions))
+
+
+# ----------------------------------------------------------------------------- engine protocol
+class Engine:
+    """The text engine protocol (docs/engine_protocol.md): one command per line, one answer line.
+
+    Commands: ``position [MOVES]``, ``go [sims N]``, ``analyze [sims N]``, ``isready``, ``quit``.
+    Every failure answers ``error: ...`` and the engine keeps reading.
+    """
+
+    COMMANDS = ("position", "go", "analyze", "isready", "quit")
+
+    #: consecutive undecodable input lines after which the engine stops (the stream is not text)
+    MAX_DECODE_ERRORS = 100
+
+    def __init__(self, game, evaluate_fn, num_simulations: int, seed: int, stdout,
+                 max_simulations: int = MAX_SIMULATIONS):
+        self.game = game
+        self.evaluate_fn = evaluate_fn
+        self.num_simulations = num_simulations
+        self.max_simulations = max_simulations
+        self.rng = np.random.default_rng(seed)
+        self.stdout = stdout
+        self.moves: list[int] = []
+
+    def say(self, text: str) -> None:
+        _write(self.stdout, text + "\n")
+
+    def handle(self, line: str) -> bool:
+        """Answer one line; returns False after ``quit``."""
+        tokens = line.split()
+        if not tokens:
+            return True
+        command, arguments = tokens[0], tokens[1:]
+        try:
+            if command == "quit":
+                return False
+            if command == "isready":
+                self._no_arguments(command, arguments)
+                self.say("readyok")
+            elif command == "position":
+                self._position(arguments)
+            elif command in ("go", "analyze"):
+                analysis = self._search(command, arguments)
+                if command == "go":
+                    self.say(f"bestmove {self.game.action_to_string(analysis.best_action)}")
+                else:
+                    self.say(self._info(analysis))
+            else:
+                self.say(f"error: unknown command {command[:40]!r}; expected one of {', '.join(self.COMMANDS)}")
+        except Exception as error:  # noqa: BLE001 - the protocol answers every failure with a line
+            message = " ".join(str(error).split()) or type(error).__name__
+            self.say(f"error: {message}")
+        return True
+
+    @staticmethod
+    def _no_arguments(command: str, arguments: list[str]) -> None:
+        if arguments:
+            raise ValueError(f"{command} takes no arguments, got {' '.join(arguments)[:40]!r}")
+
+    def _position(self, arguments: list[str]) -> None:
+        if len(arguments) > 1:
+            raise ValueError("expected 'position' or 'position MOVES' (one move string, no spaces)")
+        text = arguments[0] if arguments else ""
+        if len(text) > self.game.max_game_length:
+            raise ValueError(f"move string longer than the longest game ({self.game.max_game_length} plies)")
+        self.moves = self.game.parse_moves(text)
+
+    def _search(self, command: str, arguments: list[str]) -> Analysis:
+        simulations = self.num_simulations
+        if arguments:
+            if len(arguments) != 2 or arguments[0] != "sims":
+                raise ValueError(f"expected '{command}' or '{command} sims N'")
+            try:
+                simulations = int(arguments[1])
+            except ValueError:
+                raise ValueError(f"sims: expected an integer, got {arguments[1][:20]!r}") from None
+            if not 0 <= simulations <= self.max_simulations:
+                raise ValueError(f"sims: expected 0..{self.max_simulations}, got {simulations}")
+        state = _state_after(self.game, self.moves)
+        if self.game.terminal_test(state):
+            raise ValueError(f"the game is over ({result_text(self.game, state)}); send a new position")
+        player = make_model_player(self.evaluate_fn, simulations, 0)
+        player.rng = self.rng
+        return player.analyze(self.game, state)
+
+    def _info(self, analysis: Analysis) -> str:
+        policy = " ".join(f"{p:.4f}" for p in analysis.priors)
+        visits = " ".join(str(int(v)) for v in analysis.visit_counts)
+        return (
+            f"info tomove {PLAYER_SYMBOLS[analysis.to_move]} value {analysis.value:+.4f} "
+            f"netvalue {analysis.network_value:+.4f} bestmove {self.game.action_to_string(analysis.best_action)} "
+            f"policy {policy} visits {visits}"
+        )
+
+    def run(self, stdin) -> int:
+        """Answer lines from ``stdin`` until ``quit`` or end of input; returns 0 (1 if the input is
+        not text: ``MAX_DECODE_ERRORS`` undecodable reads in a row)."""
+        decode_errors = 0
+        while True:
+            try:
+                line = stdin.readline()
+            except UnicodeDecodeError as error:
+                decode_errors += 1
+                self.say(f"error: input is not valid text ({error.reason})")
+                if decode_errors >= self.MAX_DECODE_ERRORS:
+                    return 1
+                continue
+            decode_errors = 0
+            if not line:
+                return 0
+            if not self.handle(line):
+                return 0
+
+
+# ----------------------------------------------------------------------------- command line
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="play", description="Play against an exported model, or run it as a text engine.")
+    parser.add_argument("--model", required=True, metavar="PATH", help="export folder (or .pt model/checkpoint)")
+    parser.add_argument("--game", choices=games.names(), help="game id (default: the model's)")
+    parser.add_argument("--sims", type=int, default=DEFAULT_SIMULATIONS,
+                        help=f"PUCT simulations per move (default {DEFAULT_SIMULATIONS}; 0: policy alone)")
+    side = parser.add_mutually_exclusive_group()
+    side.add_argument("--human-first", dest="human_side", action="store_const", const=0, help="you play X (default)")
+    side.add_argument("--human-second", dest="human_side", action="store_const", const=1, help="you play O")
+    parser.add_argument("--opponent", metavar="SPEC", help="let a player spec take the human's seat")
+    parser.add_argument("--position", default="", metavar="MOVES", help="start from this move string")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the model's and the opponent's generators")
+    parser.add_argument("--engine", action="store_true", help="speak the text engine protocol on stdin/stdout")
+    return parser
+
+
+def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
+    """Entry point of ``play``; returns the exit status (0 done, 2 usage error, 130 interrupted)."""
+    if stdin is None:
+        stdin = sys.stdin
+        if hasattr(stdin, "reconfigure"):
+            stdin.reconfigure(errors="replace")
+    stdout = stdout if stdout is not None else sys.stdout
+    args = _parser().parse_args(argv)
+    try:
+        if not 0 <= args.sims <= MAX_SIMULATIONS:
+            raise UsageError(f"--sims: expected 0..{MAX_SIMULATIONS}, got {args.sims}")
+        if args.seed < 0:
+            raise UsageError(f"--seed: expected an integer >= 0, got {args.seed}")
+        game, evaluate_fn = load_model(args.model, args.game)
+        if args.engine:
+            return Engine(game, evaluate_fn, args.sims, args.seed, stdout).run(stdin)
+        start = game.parse_moves(args.position) if args.position else []
+        seeds = np.random.SeedSequence(args.seed).spawn(2)
+        model = make_model_player(evaluate_fn, args.sims, int(seeds[0].generate_state(1)[0]))
+        opponent = None
+        if args.opponent is not None:
+            from arena.specs import build_player, parse_spec
+
+            spec = parse_spec(args.opponent)
+            if spec.kind != "human":
+                opponent = build_player(spec, game, seed=int(seeds[1].generate_state(1)[0]))
+        human_side = 0 if args.human_side is None else args.human_side
+        session = HumanSession(game, model, human_side, start, stdin, stdout, opponent)
+        return session.run()
+    except (ValueError, FileNotFoundError) as error:
+        print(f"play: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
