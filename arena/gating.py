@@ -70,7 +70,8 @@ def _to_numpy(value) -> np.ndarray:
 
 
 class GatingWorker:
-    """Plays candidate-against-best matches (plain class; ``trainer.actors`` wraps it for Ray).
+    """The run's arena: plays candidate-against-best matches and measures mistake rates against
+    perfect play (plain class; ``trainer.actors`` wraps it for Ray).
 
     Args:
         game_name: registry id.
@@ -111,6 +112,15 @@ class GatingWorker:
         self.threshold = float(threshold)
         self.opening_random_plies = int(opening_random_plies)
         self.rng = np.random.default_rng([seed, 7])
+
+    def mistake_rates(self, version: int, weights: Mapping) -> dict:
+        """Mistake rates of ``weights`` with the arena's greedy search on every labelled set of the
+        game (``arena.accuracy.network_mistake_rates``): ``{"version": int, "rates": {set: share}}``."""
+        from arena.accuracy import network_mistake_rates
+
+        self.candidate.set_weights({k: np.array(_to_numpy(v)) for k, v in weights.items()}, version=version)
+        rates = network_mistake_rates(self.game, self.candidate.evaluate, self.puct_config)
+        return {"version": int(version), "rates": {name: float(rate) for name, rate in rates.items()}}
 
     def gate(self, candidate_version: int, candidate_weights: Mapping, best_version: int, best_weights: Mapping) -> GateResult:
         """Play the match and decide. Identical weights are refused without playing."""

@@ -65,6 +65,7 @@ def test_tiny_run_writes_checkpoints_metrics_and_best_model(tiny_run):
         "train/policy_loss", "train/value_loss", "train/policy_entropy", "train/learning_rate", "train/grad_norm",
         "selfplay/games", "selfplay/positions_per_s", "selfplay/leaf_evaluations_per_s", "selfplay/buffer_size",
         "selfplay/game_length", "selfplay/batch_fill", "arena/score_vs_best", "arena/promotions",
+        "arena/mistake_rate/all",
     ):
         assert tag in tags, f"missing {tag}; have {sorted(tags)}"
     steps = [event.step for event in tags["train/policy_loss"]]

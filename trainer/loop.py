@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +38,30 @@ SELFPLAY_LOG_SECONDS = 5.0
 
 #: keys of the config that a resumed run may not change: the checkpoint would not fit
 IMMUTABLE_ON_RESUME = ("game", "network")
+
+#: Test hook for fault injection (tests/test_fault_*.py), not a user setting: with
+#: ``TABULA_RASA_FAULT=kill_<role>_actor_at_step:N`` in the environment, the run kills one of its
+#: own actors with ``ray.kill`` once the learner reaches step N: ``selfplay`` (self-play actor 0),
+#: ``buffer`` (the replay-buffer actor) or ``gating`` (the gating actor, at the first step >= N
+#: with a gating match in flight). Each fault fires once per process.
+FAULT_ENV = "TABULA_RASA_FAULT"
+FAULT_ROLES = ("selfplay", "buffer", "gating")
+
+
+def parse_fault(text: str | None) -> tuple[str, int] | None:
+    """``"kill_selfplay_actor_at_step:5"`` -> ``("selfplay", 5)``; empty or None -> None.
+
+    Raises:
+        ValueError: for any other text, naming the accepted form.
+    """
+    if not text:
+        return None
+    match = re.fullmatch(r"kill_(\w+?)_actor_at_step:(\d+)", text.strip())
+    if not match or match.group(1) not in FAULT_ROLES:
+        raise ValueError(
+            f"{FAULT_ENV}={text!r}: expected kill_<role>_actor_at_step:<step> with role one of {list(FAULT_ROLES)}"
+        )
+    return match.group(1), int(match.group(2))
 
 
 class RunStopped(RuntimeError):
@@ -91,12 +117,17 @@ class TrainingRun:
         self.counters = {
             "games": 0, "positions": 0, "moves": 0, "leaf_evaluations": 0, "simulations": 0,
             "best_version": 0, "promotions": 0, "gates": 0, "actor_incarnations": 0, "actor_restarts": 0,
+            "gating_restarts": 0,
             "wins_first_player": 0, "wins_second_player": 0, "draws": 0,
         }
         self.last_gate = "-"
         self.last_metrics: dict = {}
+        self.accuracy_inflight = None
+        self.accuracy_version = -1
+        self.last_mistake_rates: dict = {}
         self.buffer_stats = {"games_added": 0, "positions_added": 0, "size": 0, "rejected_games": 0}
         self._window = {"positions": 0, "evaluations": 0, "seconds": 0.0, "start": time.monotonic()}
+        self._fault = parse_fault(os.environ.get(FAULT_ENV))
 
     # ------------------------------------------------------------------ set-up
     def _setup_learner(self):
@@ -171,28 +202,15 @@ class TrainingRun:
         )
 
     def _create_actors(self) -> None:
-        from trainer.actors import GatingActor, ReplayBufferActor
+        from trainer.actors import ReplayBufferActor
 
-        tr, ar, mc = self.config.trainer, self.config.arena, self.config.mcts
+        tr = self.config.trainer
         self.buffer = ReplayBufferActor.options(num_cpus=0).remote(
             self.game.name, tr.replay_capacity, tr.min_replay_positions, self.config.run.seed
         )
         self.workers = [self._new_worker() for _ in range(self.config.selfplay.num_actors)]
         self.worker_versions = [-1] * len(self.workers)
-        self.gater = None
-        if ar.gating:
-            self.gater = GatingActor.options(num_cpus=ar.num_cpus).remote(
-                game_name=self.game.name,
-                network_config=self.network_config.to_dict(),
-                puct_config=dict(
-                    num_simulations=ar.num_simulations, c_puct=mc.c_puct, c_base=mc.c_base, c_init=mc.c_init,
-                    fpu_value=mc.fpu_value,
-                ),
-                num_games=ar.num_games,
-                threshold=ar.threshold,
-                opening_random_plies=ar.opening_random_plies,
-                seed=self.config.run.seed,
-            )
+        self.gater = self._new_arena_actor(seed=self.config.run.seed)
 
     # ------------------------------------------------------------------ weights
     def _set_best(self, weights: dict, version: int) -> None:
@@ -305,10 +323,7 @@ class TrainingRun:
                 self.buffer_stats = ray.get(self.buffer.stats.remote())
                 return False
         except RayActorError as exc:
-            raise RunStopped(
-                f"the replay-buffer actor died ({exc.__class__.__name__}); the run stopped. Resume from the "
-                f"last checkpoint (step {self.last_checkpoint_step}) with: train resume={self.run_dir}"
-            ) from exc
+            raise self._buffer_lost(exc) from exc
         for batch in batches:
             metrics = self.learner.train_step(batch)
             self.last_metrics = metrics
@@ -316,6 +331,16 @@ class TrainingRun:
             if self._budget_reached():
                 break
         return bool(batches)
+
+    def _buffer_lost(self, exc: Exception) -> RunStopped:
+        if self.last_checkpoint_step is None:
+            where = "no checkpoint was written yet; start again or resume (it starts from step 0)"
+        else:
+            where = f"resume from the last checkpoint (step {self.last_checkpoint_step})"
+        return RunStopped(
+            f"the replay-buffer actor died ({exc.__class__.__name__}); the run stopped. To continue, "
+            f"{where} with: train resume={self.run_dir}"
+        )
 
     def _after_step(self, metrics: dict) -> None:
         step = self.learner.steps
@@ -327,6 +352,20 @@ class TrainingRun:
             self._start_gate()
         if step % tr.checkpoint_every_steps == 0:
             self._checkpoint()
+        if self._fault is not None:
+            self._inject_fault(step)
+
+    def _inject_fault(self, step: int) -> None:
+        """The ``TABULA_RASA_FAULT`` test hook (see ``FAULT_ENV``)."""
+        import ray
+
+        role, at_step = self._fault
+        if step < at_step or (role == "gating" and self.gate_inflight is None):
+            return
+        self._fault = None
+        target = {"selfplay": self.workers[0], "buffer": self.buffer, "gating": self.gater}[role]
+        self.status.message(f"fault injection: killing the {role} actor at step {step}")
+        ray.kill(target, no_restart=True)
 
     # ------------------------------------------------------------------ gating
     def _start_gate(self) -> None:
@@ -354,8 +393,12 @@ class TrainingRun:
             result = ray.get(self.gate_inflight)
         except RayActorError:
             self.gate_inflight = None
-            self.status.message("the gating actor died; starting a new one (the run goes on)")
-            self._create_gater_only()
+            self.counters["gating_restarts"] += 1
+            self.status.message(
+                f"the arena actor died at step {self.learner.steps}; its gating match is dropped and a new "
+                "arena actor starts (the run goes on)"
+            )
+            self.gater = self._new_arena_actor(seed=self.config.run.seed + self.counters["gates"] + 1)
             return
         self.gate_inflight = None
         self.counters["gates"] += 1
@@ -380,18 +423,44 @@ class TrainingRun:
         self.writer.scalars({"arena/promotions": self.counters["promotions"], "arena/gates": self.counters["gates"]}, step)
         self.writer.text("arena/last_gate", self.last_gate, step)
 
-    def _create_gater_only(self) -> None:
+    def _new_arena_actor(self, seed: int):
+        """The arena actor: gating matches and mistake rates against perfect play."""
         from trainer.actors import GatingActor
 
         ar, mc = self.config.arena, self.config.mcts
-        self.gater = GatingActor.options(num_cpus=ar.num_cpus).remote(
+        return GatingActor.options(num_cpus=ar.num_cpus).remote(
             game_name=self.game.name,
             network_config=self.network_config.to_dict(),
             puct_config=dict(num_simulations=ar.num_simulations, c_puct=mc.c_puct, c_base=mc.c_base,
                              c_init=mc.c_init, fpu_value=mc.fpu_value),
             num_games=ar.num_games, threshold=ar.threshold, opening_random_plies=ar.opening_random_plies,
-            seed=self.config.run.seed + self.counters["gates"] + 1,
+            seed=seed,
         )
+
+    def _start_accuracy(self) -> None:
+        """Measure the best model's mistake rates in the arena actor, one measurement at a time."""
+        if self.accuracy_inflight is None and self.counters["best_version"] != self.accuracy_version:
+            self.accuracy_version = self.counters["best_version"]
+            self.accuracy_inflight = self.gater.mistake_rates.remote(self.accuracy_version, self.best_ref)
+
+    def _poll_accuracy(self, timeout: float = 0.0) -> None:
+        import ray
+        from ray.exceptions import RayActorError
+
+        if self.accuracy_inflight is None:
+            return
+        ready, _ = ray.wait([self.accuracy_inflight], timeout=timeout)
+        if not ready:
+            return
+        try:
+            result = ray.get(self.accuracy_inflight)
+        except RayActorError:
+            self.accuracy_inflight = None
+            return  # _poll_gate replaces the actor
+        self.accuracy_inflight = None
+        self.last_mistake_rates = result["rates"]
+        self.writer.scalars({f"arena/mistake_rate/{name}": rate for name, rate in result["rates"].items()},
+                            self.learner.steps)
 
     # ------------------------------------------------------------------ logging
     def _log_selfplay(self, force: bool = False) -> None:
@@ -438,6 +507,7 @@ class TrainingRun:
                 "buffer_size": self.buffer_stats["size"],
                 "best_version": self.counters["best_version"],
                 "last_gate": self.last_gate,
+                "mistake_rates": ", ".join(f"{k} {v:.1%}" for k, v in self.last_mistake_rates.items()) or "-",
                 "policy_loss": self.last_metrics.get("policy_loss", float("nan")),
                 "value_loss": self.last_metrics.get("value_loss", float("nan")),
                 "seconds_left": seconds_left,
@@ -447,11 +517,17 @@ class TrainingRun:
     # ------------------------------------------------------------------ checkpoints
     def _checkpoint(self) -> None:
         import ray
+        from ray.exceptions import RayActorError
 
         if not self.learner.weights_finite():
             self.status.message("weights are not finite: checkpoint skipped")
             return
-        buffer_state = ray.get(self.buffer.state_dict.remote())
+        try:
+            buffer_state = ray.get(self.buffer.state_dict.remote())
+        except RayActorError as exc:
+            raise self._buffer_lost(exc) from exc
+        if hasattr(self, "writer"):  # TensorBoard events up to this step reach the disk before the commit
+            self.writer.flush()
         ckpt.save_checkpoint(
             self.run_dir,
             self.learner.steps,
@@ -514,7 +590,7 @@ class TrainingRun:
         run = self.config.run
         self.deadline = start + run.max_minutes * 60 if run.max_minutes is not None else None
         self.stopped_by = "running"
-        self.last_checkpoint_step = 0
+        self.last_checkpoint_step = None  # the step of the newest checkpoint on disk, once there is one
         self._sample_counts: dict = {}
         self._pending_lengths: list = []
         self._rates = (0.0, 0.0)
@@ -533,7 +609,9 @@ class TrainingRun:
             nodes = ray.get([worker.node_id.remote() for worker in self.workers])
             atomic_write_json(self.run_dir / "actors.json", {"selfplay_nodes": nodes})
             # events after the checkpoint's step, written by the interrupted run, are purged
-            self.writer = MetricsWriter(self.run_dir / "tensorboard", purge_step=resumed_from + 1 if resumed_from else None)
+            # (a resume before the first checkpoint starts at step 0: everything logged is purged)
+            purge_step = resumed_from + 1 if resumed_from else (0 if self.config.resume else None)
+            self.writer = MetricsWriter(self.run_dir / "tensorboard", purge_step=purge_step)
             if resumed_from:
                 self.status.message(f"resumed {self.run_dir} at step {resumed_from}")
             else:
@@ -545,10 +623,14 @@ class TrainingRun:
                     self._collect_selfplay()
                     self._train_some()
                     self._poll_gate()
+                    self._start_accuracy()
+                    self._poll_accuracy()
                     self._log_selfplay()
                     self._status()
                 if self.gate_inflight is not None:  # let the last gating match finish
                     self._poll_gate(timeout=max(60.0, 10.0 * self.config.arena.num_games))
+                self._start_accuracy()  # the final best model's mistake rates
+                self._poll_accuracy(timeout=120.0)
             except KeyboardInterrupt:
                 self.stopped_by = "interrupted"
                 self.status.message("interrupted: writing a checkpoint, then stopping")

@@ -49,6 +49,7 @@ class StatusDisplay:
             ("replay buffer", f"{status.get('buffer_size', 0):,} positions"),
             ("best model", f"version {status.get('best_version', 0)}"),
             ("last gating", status.get("last_gate", "-")),
+            ("mistakes vs perfect play", status.get("mistake_rates", "-")),
             ("policy / value loss", f"{status.get('policy_loss', float('nan')):.3f} / {status.get('value_loss', float('nan')):.3f}"),
             ("time left", _format_seconds(status.get("seconds_left"))),
         ]
