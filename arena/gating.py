@@ -11,11 +11,12 @@ A match between two identical parameter sets is refused: it would only measure n
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Mapping
 
 import numpy as np
+
+from networks.model_utils import weights_hash
 
 
 @dataclass(frozen=True)
@@ -49,18 +50,6 @@ def gate_decision(wins: int, draws: int, losses: int, threshold: float) -> tuple
         return 0.0, False
     score = (wins + 0.5 * draws) / games
     return score, score >= threshold
-
-
-def weights_hash(state_dict: Mapping) -> str:
-    """SHA-256 over parameter names, dtypes, shapes and bytes (order-independent of dict order)."""
-    digest = hashlib.sha256()
-    for name in sorted(state_dict):
-        array = np.ascontiguousarray(_to_numpy(state_dict[name]))
-        digest.update(name.encode())
-        digest.update(str(array.dtype).encode())
-        digest.update(str(array.shape).encode())
-        digest.update(array.tobytes())
-    return digest.hexdigest()
 
 
 def _to_numpy(value) -> np.ndarray:

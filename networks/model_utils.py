@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import copy
+import hashlib
+from collections.abc import Mapping
 
+import numpy as np
 import torch
 
 
@@ -69,3 +72,31 @@ def unwrap_model(model: torch.nn.Module) -> torch.nn.Module:
     always store the plain module's keys.
     """
     return getattr(model, "_orig_mod", model)
+
+
+def weights_hash(model_or_state) -> str:
+    """SHA-256 hex digest of a model's ``state_dict`` (names, dtypes, shapes and bytes, sorted by name).
+
+    Two models hash equal exactly when every parameter and buffer is bitwise equal (CASES G3: the
+    best model's hash is unchanged by an optimiser step on the candidate it was copied from).
+
+    Raises:
+        ValueError: if the argument is neither a module nor a mapping of tensors.
+    """
+    if isinstance(model_or_state, torch.nn.Module):
+        state = model_or_state.state_dict()
+    elif isinstance(model_or_state, Mapping):
+        state = model_or_state
+    else:
+        raise ValueError(f"expected a torch.nn.Module or a state dict, got {type(model_or_state).__name__}")
+    digest = hashlib.sha256()
+    for name in sorted(state):
+        tensor = state[name]
+        if isinstance(tensor, np.ndarray):
+            tensor = torch.from_numpy(np.ascontiguousarray(tensor))
+        if not isinstance(tensor, torch.Tensor):
+            raise ValueError(f"state[{name!r}]: expected a tensor or numpy array, got {type(tensor).__name__}")
+        flat = tensor.detach().to("cpu").contiguous().reshape(-1)
+        digest.update(f"{name}|{flat.dtype}|{list(tensor.shape)}|".encode())
+        digest.update(flat.view(torch.uint8).numpy().tobytes())
+    return digest.hexdigest()

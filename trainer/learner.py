@@ -32,12 +32,13 @@ Learning-rate schedules (``s`` = samples trained, ``S`` = ``lr_schedule_samples`
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Mapping
 
 import numpy as np
 import torch
+
+from networks.model_utils import weights_hash  # noqa: F401  (re-exported: trainer.learner.weights_hash)
 
 from trainer.losses import alphazero_loss
 
@@ -75,32 +76,6 @@ def _check_number(
         )
         raise ValueError(f"{name}: expected a finite number {bound}, got {value}")
     return value
-
-
-def weights_hash(model_or_state: torch.nn.Module | Mapping[str, torch.Tensor]) -> str:
-    """SHA-256 hex digest of a model's ``state_dict`` (names, dtypes, shapes and bytes, sorted by name).
-
-    Two models hash equal exactly when every parameter and buffer is bitwise equal (CASES G3: the
-    best model's hash is unchanged by an optimiser step on the candidate it was copied from).
-
-    Raises:
-        ValueError: if the argument is neither a module nor a mapping of tensors.
-    """
-    if isinstance(model_or_state, torch.nn.Module):
-        state = model_or_state.state_dict()
-    elif isinstance(model_or_state, Mapping):
-        state = model_or_state
-    else:
-        raise ValueError(f"expected a torch.nn.Module or a state dict, got {type(model_or_state).__name__}")
-    digest = hashlib.sha256()
-    for name in sorted(state):
-        tensor = state[name]
-        if not isinstance(tensor, torch.Tensor):
-            raise ValueError(f"state[{name!r}]: expected a tensor, got {type(tensor).__name__}")
-        flat = tensor.detach().to("cpu").contiguous().reshape(-1)
-        digest.update(f"{name}|{flat.dtype}|{list(tensor.shape)}|".encode())
-        digest.update(flat.view(torch.uint8).numpy().tobytes())
-    return digest.hexdigest()
 
 
 def learning_rate_at(
