@@ -72,7 +72,9 @@ def make_model_player(evaluate_fn, num_simulations: int, seed: int):
     """``MCTSPlayer`` with ``num_simulations`` (>= 1), or ``PolicyPlayer`` for 0."""
     if num_simulations == 0:
         return PolicyPlayer(evaluate_fn, rng=seed, name="model (policy)")
-    return MCTSPlayer(evaluate_fn, num_simulations=num_simulations, rng=seed, name=f"model ({num_simulations} sims)")
+    return MCTSPlayer(
+        evaluate_fn, num_simulations=num_simulations, rng=seed, name=f"model ({num_simulations} sims)"
+    )
 
 
 def verdict(value_for_first: float) -> str:
@@ -180,8 +182,10 @@ class HumanSession:
     def run(self) -> int:
         game = self.game
         label = "you" if self.opponent is None else self.opponent.name
-        self.say(f"{game.name}: {label} ({PLAYER_SYMBOLS[self.human_side]}) against {self.model.name} "
-                 f"({PLAYER_SYMBOLS[1 - self.human_side]})")
+        self.say(
+            f"{game.name}: {label} ({PLAYER_SYMBOLS[self.human_side]}) against {self.model.name} "
+            f"({PLAYER_SYMBOLS[1 - self.human_side]})"
+        )
         while True:
             state = _state_after(game, self.moves)
             if game.terminal_test(state):
@@ -191,8 +195,10 @@ class HumanSession:
             if to_move != self.human_side:
                 analysis = self.model.analyze(game, state)
                 self.moves.append(analysis.best_action)
-                self.say(f"model plays {game.action_to_string(analysis.best_action)} "
-                         f"({evaluation_line(analysis, to_move, 'the model')})")
+                self.say(
+                    f"model plays {game.action_to_string(analysis.best_action)} "
+                    f"({evaluation_line(analysis, to_move, 'the model')})"
+                )
                 continue
             if self.opponent is not None:
                 action = self.opponent.select_action(game, state)
@@ -209,8 +215,10 @@ class HumanSession:
         analysis = self.model.analyze(game, state)
         legal_text = " ".join(game.action_to_string(a) for a in game.actions(state))
         self.say(game.render(state))
-        self.say(f"{PLAYER_SYMBOLS[self.human_side]} to move (you); moves so far: "
-                 f"{game.format_moves(self.moves) or '(none)'}")
+        self.say(
+            f"{PLAYER_SYMBOLS[self.human_side]} to move (you); moves so far: "
+            f"{game.format_moves(self.moves) or '(none)'}"
+        )
         self.say(policy_table(game, state, analysis))
         self.say(evaluation_line(analysis, self.human_side, "you"))
         while True:
@@ -220,7 +228,7 @@ class HumanSession:
                 return False
             try:
                 outcome = self._command(state, analysis, line.strip(), legal_text)
-            except Exception as error:  # a bad line must never end the session with a traceback
+            except Exception as error:  # noqa: BLE001 - a bad line must never end the session with a traceback
                 self.say(f"error: {error}")
                 continue
             if outcome is not None:
@@ -234,12 +242,15 @@ class HumanSession:
             self.say(f"hint: the model would play {game.action_to_string(analysis.best_action)}")
             return None
         if text == "undo":
-            human_moves = [i for i in range(self.start_length, len(self.moves))
-                           if _state_player(game, self.moves[:i]) == self.human_side]
+            human_moves = [
+                i
+                for i in range(self.start_length, len(self.moves))
+                if _state_player(game, self.moves[:i]) == self.human_side
+            ]
             if not human_moves:
                 self.say("nothing to undo")
                 return None
-            del self.moves[human_moves[-1]:]
+            del self.moves[human_moves[-1] :]
             self.say(f"took back your last move; moves: {game.format_moves(self.moves) or '(none)'}")
             return True  # the position changed: show it again
         action = parse_move_token(game, state, text)
@@ -267,8 +278,15 @@ class Engine:
     #: consecutive undecodable input lines after which the engine stops (the stream is not text)
     MAX_DECODE_ERRORS = 100
 
-    def __init__(self, game, evaluate_fn, num_simulations: int, seed: int, stdout,
-                 max_simulations: int = MAX_SIMULATIONS):
+    def __init__(
+        self,
+        game,
+        evaluate_fn,
+        num_simulations: int,
+        seed: int,
+        stdout,
+        max_simulations: int = MAX_SIMULATIONS,
+    ):
         self.game = game
         self.evaluate_fn = evaluate_fn
         self.num_simulations = num_simulations
@@ -301,7 +319,9 @@ class Engine:
                 else:
                     self.say(self._info(analysis))
             else:
-                self.say(f"error: unknown command {command[:40]!r}; expected one of {', '.join(self.COMMANDS)}")
+                self.say(
+                    f"error: unknown command {command[:40]!r}; expected one of {', '.join(self.COMMANDS)}"
+                )
         except Exception as error:  # noqa: BLE001 - the protocol answers every failure with a line
             message = " ".join(str(error).split()) or type(error).__name__
             self.say(f"error: {message}")
@@ -369,18 +389,32 @@ class Engine:
 
 # ----------------------------------------------------------------------------- command line
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="play", description="Play against an exported model, or run it as a text engine.")
-    parser.add_argument("--model", required=True, metavar="PATH", help="export folder (or .pt model/checkpoint)")
+    parser = argparse.ArgumentParser(
+        prog="play", description="Play against an exported model, or run it as a text engine."
+    )
+    parser.add_argument(
+        "--model", required=True, metavar="PATH", help="export folder (or .pt model/checkpoint)"
+    )
     parser.add_argument("--game", choices=games.names(), help="game id (default: the model's)")
-    parser.add_argument("--sims", type=int, default=DEFAULT_SIMULATIONS,
-                        help=f"PUCT simulations per move (default {DEFAULT_SIMULATIONS}; 0: policy alone)")
+    parser.add_argument(
+        "--sims",
+        type=int,
+        default=DEFAULT_SIMULATIONS,
+        help=f"PUCT simulations per move (default {DEFAULT_SIMULATIONS}; 0: policy alone)",
+    )
     side = parser.add_mutually_exclusive_group()
-    side.add_argument("--human-first", dest="human_side", action="store_const", const=0, help="you play X (default)")
+    side.add_argument(
+        "--human-first", dest="human_side", action="store_const", const=0, help="you play X (default)"
+    )
     side.add_argument("--human-second", dest="human_side", action="store_const", const=1, help="you play O")
     parser.add_argument("--opponent", metavar="SPEC", help="let a player spec take the human's seat")
     parser.add_argument("--position", default="", metavar="MOVES", help="start from this move string")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the model's and the opponent's generators")
-    parser.add_argument("--engine", action="store_true", help="speak the text engine protocol on stdin/stdout")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the model's and the opponent's generators"
+    )
+    parser.add_argument(
+        "--engine", action="store_true", help="speak the text engine protocol on stdin/stdout"
+    )
     return parser
 
 
