@@ -103,8 +103,9 @@ def mistake_rate(labelled: LabelledSet, actions: np.ndarray) -> float:
     legal = in_range & labelled.legal_mask[rows, np.clip(actions, 0, num_actions - 1)]
     if not np.all(legal):
         bad = int(np.flatnonzero(~legal)[0])
-        raise ValueError(f"{labelled.name}: illegal action {int(actions[bad])} at position {bad} "
-                         f"({labelled.moves[bad]!r})")
+        raise ValueError(
+            f"{labelled.name}: illegal action {int(actions[bad])} at position {bad} ({labelled.moves[bad]!r})"
+        )
     return float(labelled.mistake_mask[rows, actions].mean()) if len(labelled) else 0.0
 
 
@@ -208,8 +209,9 @@ def labelled_sets(game: Game, sets: Iterable | None = None) -> dict[str, Labelle
 # --------------------------------------------------------------------------- measuring players
 def player_actions(game: Game, player, labelled: LabelledSet) -> np.ndarray:
     """``[N]`` int64: the action ``player`` (``select_action(game, state)``) picks in each position."""
-    return np.array([player.select_action(game, tuple(int(v) for v in row)) for row in labelled.states],
-                    dtype=np.int64).reshape(len(labelled))
+    return np.array(
+        [player.select_action(game, tuple(int(v) for v in row)) for row in labelled.states], dtype=np.int64
+    ).reshape(len(labelled))
 
 
 def player_mistake_rates(game: Game, player, sets: Iterable | None = None) -> dict[str, float]:
@@ -239,7 +241,7 @@ def network_actions(
     rng = rng if rng is not None else np.random.default_rng(0)
     chunks = []
     for begin in range(0, len(labelled), int(batch_size)):
-        states = labelled.states[begin:begin + int(batch_size)]
+        states = labelled.states[begin : begin + int(batch_size)]
         output = run_puct(game, states, evaluate_fn, puct_config, rng, add_root_noise=False)
         chunks.append(select_actions(output.visit_counts, 0.0, rng))
     return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int64)
@@ -267,6 +269,8 @@ def network_mistake_rates(
         ValueError: as ``labelled_sets`` and ``mcts.run_puct``, or for ``batch_size`` < 1.
     """
     return {
-        name: mistake_rate(labelled, network_actions(game, evaluate_fn, puct_config, labelled, batch_size, rng))
+        name: mistake_rate(
+            labelled, network_actions(game, evaluate_fn, puct_config, labelled, batch_size, rng)
+        )
         for name, labelled in labelled_sets(game, sets).items()
     }

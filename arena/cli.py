@@ -80,8 +80,12 @@ def _non_negative_int(text: str) -> int:
 
 
 def _common_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", default="connect4", choices=games.names(), help="game id (default connect4)")
-    parser.add_argument("--seed", type=_non_negative_int, default=0, help="seed of openings and players (default 0)")
+    parser.add_argument(
+        "--game", default="connect4", choices=games.names(), help="game id (default connect4)"
+    )
+    parser.add_argument(
+        "--seed", type=_non_negative_int, default=0, help="seed of openings and players (default 0)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
 
 
@@ -93,14 +97,26 @@ def _match_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("players", nargs="*", metavar="PLAYER", help="two player specs (A then B)")
     parser.add_argument("--ladder", nargs="+", metavar="PLAYER", help="round robin between these specs")
-    parser.add_argument("--games", type=_positive_int, default=DEFAULT_GAMES,
-                        help=f"games per match, colours alternated (default {DEFAULT_GAMES})")
-    parser.add_argument("--opening-plies", type=_non_negative_int, default=DEFAULT_OPENING_PLIES,
-                        help="seeded random plies opening each pair of games (default 2)")
+    parser.add_argument(
+        "--games",
+        type=_positive_int,
+        default=DEFAULT_GAMES,
+        help=f"games per match, colours alternated (default {DEFAULT_GAMES})",
+    )
+    parser.add_argument(
+        "--opening-plies",
+        type=_non_negative_int,
+        default=DEFAULT_OPENING_PLIES,
+        help="seeded random plies opening each pair of games (default 2)",
+    )
     parser.add_argument("--start", default="", metavar="MOVES", help="move string every game starts from")
     parser.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
-    parser.add_argument("--prior-draws", type=float, default=1.0,
-                        help="ladder: virtual draws per pair (BayesElo-style prior, default 1)")
+    parser.add_argument(
+        "--prior-draws",
+        type=float,
+        default=1.0,
+        help="ladder: virtual draws per pair (BayesElo-style prior, default 1)",
+    )
     parser.add_argument("--out", metavar="FILE", help="write the summary and every game's move string (JSON)")
     _common_options(parser)
     return parser
@@ -113,8 +129,13 @@ def _accuracy_parser() -> argparse.ArgumentParser:
         "(another move has a strictly better outcome: win > draw > loss).",
     )
     parser.add_argument("player", metavar="PLAYER", help="player spec")
-    parser.add_argument("--set", dest="sets", action="append", metavar="NAME",
-                        help="labelled set (repeatable; default all; tic-tac-toe: 'all')")
+    parser.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        metavar="NAME",
+        help="labelled set (repeatable; default all; tic-tac-toe: 'all')",
+    )
     parser.add_argument("--limit", type=_positive_int, help="use the first N positions of each set")
     _common_options(parser)
     return parser
@@ -165,8 +186,11 @@ def _match(args) -> int:
     summary = result.to_dict(args.confidence)
     summary.update(seed=args.seed, opening_plies=args.opening_plies, start=args.start)
     if args.out:
-        _write_json_atomic(args.out, result.to_dict(args.confidence, include_games=True)
-                           | {"seed": args.seed, "opening_plies": args.opening_plies, "start": args.start})
+        _write_json_atomic(
+            args.out,
+            result.to_dict(args.confidence, include_games=True)
+            | {"seed": args.seed, "opening_plies": args.opening_plies, "start": args.start},
+        )
     if args.json:
         print(json.dumps(summary))
         return 0
@@ -179,16 +203,20 @@ def _print_match(result, args) -> None:
 
     stats = result.statistics(args.confidence)
     console = _console(sys.stdout)
-    console.print(f"{result.player_a} (A) vs {result.player_b} (B): {result.game}, {result.num_games} games, "
-                  f"seed {args.seed}, {args.opening_plies} random opening plies")
+    console.print(
+        f"{result.player_a} (A) vs {result.player_b} (B): {result.game}, {result.num_games} games, "
+        f"seed {args.seed}, {args.opening_plies} random opening plies"
+    )
     table = Table("A's record", "wins", "draws", "losses", box=None)
     for label, record in (("overall", stats), ("A first", result.as_first), ("A second", result.as_second)):
         table.add_row(label, str(record.wins), str(record.draws), str(record.losses))
     console.print(table)
     level = f"{100 * args.confidence:g}%"
     console.print(f"score {stats.score:.3f} ({level} CI {stats.score_ci[0]:.3f} to {stats.score_ci[1]:.3f})")
-    console.print(f"Elo {_format_elo(stats.elo)} ({level} CI {_format_elo(stats.elo_ci[0])} "
-                  f"to {_format_elo(stats.elo_ci[1])})")
+    console.print(
+        f"Elo {_format_elo(stats.elo)} ({level} CI {_format_elo(stats.elo_ci[0])} "
+        f"to {_format_elo(stats.elo_ci[1])})"
+    )
     console.print(f"distinct games {result.distinct_games}/{result.num_games}")
 
 
@@ -206,8 +234,18 @@ def _ladder(args) -> int:
     def progress(i, j, match):
         console.print(f"{match.player_a} vs {match.player_b}: +{match.wins} ={match.draws} -{match.losses}")
 
-    ladder = run_ladder(game, players, args.games, rng, anchor, args.opening_plies, args.start,
-                        args.prior_draws, args.confidence, on_match=progress)
+    ladder = run_ladder(
+        game,
+        players,
+        args.games,
+        rng,
+        anchor,
+        args.opening_plies,
+        args.start,
+        args.prior_draws,
+        args.confidence,
+        on_match=progress,
+    )
     summary = ladder.to_dict() | {"game": game.name, "seed": args.seed, "games_per_pair": args.games}
     if args.out:
         payload = dict(summary)
@@ -218,13 +256,25 @@ def _ladder(args) -> int:
         return 0
     points, played = ladder.points_and_games()
     level = f"{100 * args.confidence:g}%"
-    table = Table("rank", "player", "Elo", f"{level} interval", "games", "score",
-                  title=f"Bradley-Terry ratings, {game.name}, anchor {ladder.names[anchor]} = 0")
+    table = Table(
+        "rank",
+        "player",
+        "Elo",
+        f"{level} interval",
+        "games",
+        "score",
+        title=f"Bradley-Terry ratings, {game.name}, anchor {ladder.names[anchor]} = 0",
+    )
     ratings = ladder.ratings
     for rank, i in enumerate(np.argsort(-ratings.ratings), 1):
-        table.add_row(str(rank), ladder.names[i], f"{ratings.ratings[i]:+.0f}",
-                      f"{ratings.intervals[i, 0]:+.0f} to {ratings.intervals[i, 1]:+.0f}",
-                      str(int(played[i].sum())), f"{points[i].sum() / played[i].sum():.3f}")
+        table.add_row(
+            str(rank),
+            ladder.names[i],
+            f"{ratings.ratings[i]:+.0f}",
+            f"{ratings.intervals[i, 0]:+.0f} to {ratings.intervals[i, 1]:+.0f}",
+            str(int(played[i].sum())),
+            f"{points[i].sum() / played[i].sum():.3f}",
+        )
     console.print(table)
     return 0
 
@@ -250,18 +300,29 @@ def _accuracy(args) -> int:
         rate = mistake_rate(labelled, actions)
         rows[name] = {
             "positions": len(labelled),
-            "mistakes": int(round(rate * len(labelled))),
+            "mistakes": round(rate * len(labelled)),
             "mistake_rate": rate,
             "random_expected_rate": expected_random_mistake_rate(labelled),
         }
     if args.json:
         print(json.dumps({"player": args.player, "game": game.name, "sets": rows}))
         return 0
-    table = Table("set", "positions", "mistakes", "mistake rate", "random player",
-                  title=f"{args.player}: mistakes against perfect play ({game.name})")
+    table = Table(
+        "set",
+        "positions",
+        "mistakes",
+        "mistake rate",
+        "random player",
+        title=f"{args.player}: mistakes against perfect play ({game.name})",
+    )
     for name, row in rows.items():
-        table.add_row(name, str(row["positions"]), str(row["mistakes"]), f"{row['mistake_rate']:.3f}",
-                      f"{row['random_expected_rate']:.3f}")
+        table.add_row(
+            name,
+            str(row["positions"]),
+            str(row["mistakes"]),
+            f"{row['mistake_rate']:.3f}",
+            f"{row['random_expected_rate']:.3f}",
+        )
     _console(sys.stdout).print(table)
     return 0
 

@@ -244,9 +244,16 @@ def fit_bradley_terry(
     if num_players < 2:
         raise ValueError(f"expected at least 2 players, got {num_players}")
     if points.shape != (num_players, num_players) or games.shape != (num_players, num_players):
-        raise ValueError(f"expected points and games of shape {(num_players, num_players)}, "
-                         f"got {points.shape} and {games.shape}")
-    if np.any(games < 0) or np.any(points < 0) or not np.allclose(games, games.T) or np.any(np.diag(games) != 0):
+        raise ValueError(
+            f"expected points and games of shape {(num_players, num_players)}, "
+            f"got {points.shape} and {games.shape}"
+        )
+    if (
+        np.any(games < 0)
+        or np.any(points < 0)
+        or not np.allclose(games, games.T)
+        or np.any(np.diag(games) != 0)
+    ):
         raise ValueError("games must be symmetric, non-negative, with a zero diagonal")
     if not np.allclose(points + points.T, games):
         raise ValueError("points[i, j] + points[j, i] must equal games[i, j]")
@@ -261,8 +268,10 @@ def fit_bradley_terry(
     points = points + 0.5 * prior_draws * met
     games = games + prior_draws * met
     if prior_draws == 0 and connected_components(points > 0, directed=True, connection="strong")[0] != 1:
-        raise ValueError("no finite maximum-likelihood ratings: some player won (or lost) every game "
-                         "against the rest; use prior_draws > 0")
+        raise ValueError(
+            "no finite maximum-likelihood ratings: some player won (or lost) every game "
+            "against the rest; use prior_draws > 0"
+        )
     free = np.array([i for i in range(num_players) if i != anchor])
     scale = 1.0 / ELO_PER_NATURAL_UNIT  # natural-log odds per Elo point
 
@@ -280,8 +289,13 @@ def fit_bradley_terry(
         gradient = -scale * np.sum(points - games * probability, axis=1)
         return nll, gradient[free]
 
-    result = minimize(negative_log_likelihood, np.zeros(num_players - 1), jac=True, method="BFGS",
-                      options={"gtol": 1e-9, "maxiter": 10_000})
+    result = minimize(
+        negative_log_likelihood,
+        np.zeros(num_players - 1),
+        jac=True,
+        method="BFGS",
+        options={"gtol": 1e-9, "maxiter": 10_000},
+    )
     ratings = full(result.x)
     logits = scale * (ratings[:, None] - ratings[None, :])
     probability = 1.0 / (1.0 + np.exp(-logits))

@@ -168,7 +168,9 @@ def play_one(game: Game, first: Player, second: Player, opening: list[int]) -> t
         action = players[mover].select_action(game, state)
         legal = game.actions(state)
         if action not in legal:
-            raise ValueError(f"{players[mover].name} chose illegal action {action!r}; expected one of {legal}")
+            raise ValueError(
+                f"{players[mover].name} chose illegal action {action!r}; expected one of {legal}"
+            )
         actions.append(int(action))
         state = game.result(state, action)
     utility = game.utility(state, 0)
@@ -204,10 +206,14 @@ def run_match(
     """
     if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
         raise ValueError(f"num_games must be an integer >= 1, got {num_games!r}")
-    if isinstance(opening_plies, bool) or not isinstance(opening_plies, (int, np.integer)) or opening_plies < 0:
+    if (
+        isinstance(opening_plies, bool)
+        or not isinstance(opening_plies, (int, np.integer))
+        or opening_plies < 0
+    ):
         raise ValueError(f"opening_plies must be an integer >= 0, got {opening_plies!r}")
     if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")  # noqa: TRY004 (project rule: ValueError)
     start_actions = game.parse_moves(start) if start else []
     state = game.initial_state()
     for action in start_actions:

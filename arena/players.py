@@ -13,7 +13,7 @@ games), ``AlphaBetaPlayer`` (depth and/or time limit) and ``UCTPlayer`` (UCT wit
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -373,7 +373,7 @@ class SolverPlayer:
         self.name = name
 
     #: exhaustive-search tables shared by all solver players, by game name (they never go stale)
-    _minimax: dict[str, Minimax] = {}
+    _minimax: ClassVar[dict[str, Minimax]] = {}
 
     def action_scores(self, game: Game, state: tuple) -> dict[int, int | float]:
         """Exact score of each legal action for the player to move: ``{action: score}``.

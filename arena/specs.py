@@ -71,8 +71,9 @@ def parse_spec(text: str) -> PlayerSpec:
             ints >= 0 for ``seed``), or a missing ``model`` for ``mcts``/``policy``.
     """
     if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"expected a player spec such as 'alphabeta:depth=5', got {text!r}; "
-                         f"kinds: {sorted(SPEC_OPTIONS)}")
+        raise ValueError(
+            f"expected a player spec such as 'alphabeta:depth=5', got {text!r}; kinds: {sorted(SPEC_OPTIONS)}"
+        )
     text = text.strip()
     kind, _, rest = text.partition(":")
     kind = kind.strip()
@@ -86,7 +87,9 @@ def parse_spec(text: str) -> PlayerSpec:
                 if pairs and pairs[-1][0] == "model":
                     pairs[-1][1] += "," + piece  # a comma inside a model path
                     continue
-                raise ValueError(f"{text!r}: expected KEY=VALUE, got {piece!r}; {kind} accepts {sorted(accepted)}")
+                raise ValueError(
+                    f"{text!r}: expected KEY=VALUE, got {piece!r}; {kind} accepts {sorted(accepted)}"
+                )
             key, _, value = piece.partition("=")
             pairs.append([key.strip(), value.strip()])
     elif ":" in text:
@@ -178,9 +181,13 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
     if kind == "minimax":
         return players.MinimaxPlayer(rng=rng, name=name)
     if kind == "alphabeta":
-        return players.AlphaBetaPlayer(depth=options.get("depth"), time_limit=options.get("time"), rng=rng, name=name)
+        return players.AlphaBetaPlayer(
+            depth=options.get("depth"), time_limit=options.get("time"), rng=rng, name=name
+        )
     if kind == "uct":
-        return players.UCTPlayer(num_simulations=options.get("sims", 1000), c=options.get("c", 1.4), rng=rng, name=name)
+        return players.UCTPlayer(
+            num_simulations=options.get("sims", 1000), c=options.get("c", 1.4), rng=rng, name=name
+        )
     if kind == "solver":
         if game.name != "connect4" and game.max_game_length > players.MinimaxPlayer.MAX_GAME_LENGTH:
             raise ValueError(f"solver: no exact solver for {game.name}; it plays connect4 and tic-tac-toe")

@@ -164,7 +164,9 @@ def test_mistake_inputs_are_validated(connect4, fixed_set):
     with pytest.raises(ValueError, match="unknown position set"):
         labelled_sets(connect4, ["no_such_set"])
     with pytest.raises(ValueError, match="batch_size"):
-        network_mistake_rates(connect4, uniform_evaluator, PUCTConfig(num_simulations=2), [fixed_set], batch_size=0)
+        network_mistake_rates(
+            connect4, uniform_evaluator, PUCTConfig(num_simulations=2), [fixed_set], batch_size=0
+        )
 
 
 def test_arena_accuracy_command(capsys):

@@ -151,4 +151,6 @@ def test_fit_rejects_disconnected_and_inconsistent_tables():
     with pytest.raises(ValueError, match="points"):
         fit_bradley_terry(["a", "b"], np.array([[0.0, 3.0], [3.0, 0.0]]), np.array([[0.0, 4.0], [4.0, 0.0]]))
     with pytest.raises(ValueError, match="anchor"):
-        fit_bradley_terry(["a", "b"], np.array([[0.0, 2.0], [2.0, 0.0]]), np.array([[0.0, 4.0], [4.0, 0.0]]), anchor=2)
+        fit_bradley_terry(
+            ["a", "b"], np.array([[0.0, 2.0], [2.0, 0.0]]), np.array([[0.0, 4.0], [4.0, 0.0]]), anchor=2
+        )

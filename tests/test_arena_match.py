@@ -32,21 +32,36 @@ def _replay_winner(game, moves: str) -> int:
 
 def test_perfect_player_against_random_g2(tictactoe):
     # CASES G2: 20 games, colours alternated, never loses, per-colour counts agree with the log
-    result = run_match(tictactoe, SolverPlayer(rng=1), RandomPlayer(rng=2), 20, np.random.default_rng(0),
-                       opening_plies=0)
+    result = run_match(
+        tictactoe, SolverPlayer(rng=1), RandomPlayer(rng=2), 20, np.random.default_rng(0), opening_plies=0
+    )
     assert result.losses == 0
     assert result.wins + result.draws + result.losses == 20 == result.num_games
     assert [g.a_first for g in result.games] == [i % 2 == 0 for i in range(20)]
     for a_first, record in ((True, result.as_first), (False, result.as_second)):
         log = [g.outcome_for_a for g in result.games if g.a_first == a_first]
-        assert (record.wins, record.draws, record.losses) == (log.count("win"), log.count("draw"), log.count("loss"))
+        assert (record.wins, record.draws, record.losses) == (
+            log.count("win"),
+            log.count("draw"),
+            log.count("loss"),
+        )
         assert record.games == 10
     for g in result.games:
         assert _replay_winner(tictactoe, g.moves) == g.winner
         expected = "draw" if g.winner == NO_WINNER else ("win" if (g.winner == 0) == g.a_first else "loss")
         assert g.outcome_for_a == expected
     summary = result.to_dict()
-    for field in ("wins", "draws", "losses", "score", "elo", "elo_ci", "distinct_games", "as_first", "as_second"):
+    for field in (
+        "wins",
+        "draws",
+        "losses",
+        "score",
+        "elo",
+        "elo_ci",
+        "distinct_games",
+        "as_first",
+        "as_second",
+    ):
         assert field in summary
     assert summary["score"] == pytest.approx((result.wins + 0.5 * result.draws) / 20)
     assert summary["distinct_games"] == len({g.moves for g in result.games})
@@ -54,8 +69,14 @@ def test_perfect_player_against_random_g2(tictactoe):
 
 def test_paired_openings_and_reproducibility(tictactoe):
     def play(seed):
-        return run_match(tictactoe, RandomPlayer(rng=1), RandomPlayer(rng=2), 8, np.random.default_rng(seed),
-                         opening_plies=3)
+        return run_match(
+            tictactoe,
+            RandomPlayer(rng=1),
+            RandomPlayer(rng=2),
+            8,
+            np.random.default_rng(seed),
+            opening_plies=3,
+        )
 
     result = play(5)
     for pair in range(4):
@@ -82,7 +103,9 @@ def test_run_match_validates(tictactoe):
 
 
 def test_arena_cli_json_fields(capsys):
-    status = main(["solver", "random", "--game", "tictactoe", "--games", "20", "--opening-plies", "0", "--json"])
+    status = main(
+        ["solver", "random", "--game", "tictactoe", "--games", "20", "--opening-plies", "0", "--json"]
+    )
     assert status == 0
     data = json.loads(capsys.readouterr().out)
     assert data["losses"] == 0
@@ -96,8 +119,25 @@ def test_arena_cli_json_fields(capsys):
 
 def test_arena_cli_solver_never_loses_connect4(capsys, tmp_path):
     out = tmp_path / "games.json"
-    status = main(["solver", "random", "--game", "connect4", "--games", "4", "--start", DRAWN_CONNECT4,
-                   "--opening-plies", "0", "--seed", "3", "--json", "--out", str(out)])
+    status = main(
+        [
+            "solver",
+            "random",
+            "--game",
+            "connect4",
+            "--games",
+            "4",
+            "--start",
+            DRAWN_CONNECT4,
+            "--opening-plies",
+            "0",
+            "--seed",
+            "3",
+            "--json",
+            "--out",
+            str(out),
+        ]
+    )
     assert status == 0
     data = json.loads(capsys.readouterr().out)
     assert data["losses"] == 0 and data["wins"] + data["draws"] == 4
@@ -127,8 +167,21 @@ def test_arena_cli_errors(capsys):
 
 
 def test_ladder_anchors_random_and_orders_players(tictactoe, capsys):
-    status = main(["--ladder", "random", "solver", "alphabeta:depth=1", "--game", "tictactoe",
-                   "--games", "6", "--opening-plies", "1", "--json"])
+    status = main(
+        [
+            "--ladder",
+            "random",
+            "solver",
+            "alphabeta:depth=1",
+            "--game",
+            "tictactoe",
+            "--games",
+            "6",
+            "--opening-plies",
+            "1",
+            "--json",
+        ]
+    )
     assert status == 0
     data = json.loads(capsys.readouterr().out)
     ratings = data["ratings"]

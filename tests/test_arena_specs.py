@@ -106,11 +106,15 @@ def test_build_player_kinds(tictactoe, text, cls):
 
 def test_seed_option_wins_over_the_default_and_players_are_reproducible(tictactoe):
     state = tictactoe.initial_state()
-    first = [build_player("random:seed=9", tictactoe, seed=1).select_action(tictactoe, state) for _ in range(3)]
+    first = [
+        build_player("random:seed=9", tictactoe, seed=1).select_action(tictactoe, state) for _ in range(3)
+    ]
     assert len(set(first)) == 1
     a = build_player("random", tictactoe, seed=5)
     b = build_player("random", tictactoe, seed=5)
-    assert [a.select_action(tictactoe, state) for _ in range(20)] == [b.select_action(tictactoe, state) for _ in range(20)]
+    assert [a.select_action(tictactoe, state) for _ in range(20)] == [
+        b.select_action(tictactoe, state) for _ in range(20)
+    ]
     c = build_player("random:seed=5", tictactoe, seed=99)
     d = build_player("random", tictactoe)  # default seed 0
     assert c.rng.integers(1 << 30) == np.random.default_rng(5).integers(1 << 30)
@@ -169,7 +173,9 @@ def test_solver_tie_break_is_seeded_and_uniform_over_best(tictactoe):
     start = tictactoe.initial_state()  # every first move draws
     picks = {SolverPlayer(rng=seed).select_action(tictactoe, start) for seed in range(40)}
     assert len(picks) > 3
-    assert SolverPlayer(rng=3).select_action(tictactoe, start) == SolverPlayer(rng=3).select_action(tictactoe, start)
+    assert SolverPlayer(rng=3).select_action(tictactoe, start) == SolverPlayer(rng=3).select_action(
+        tictactoe, start
+    )
 
 
 def test_human_player_reprompts_then_moves_and_quits(tictactoe):
