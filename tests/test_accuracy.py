@@ -180,3 +180,14 @@ def test_arena_accuracy_command(capsys):
     assert "mistakes against perfect play" in text and "100" in text
     assert main(["accuracy", "random", "--game", "tictactoe", "--set", "begin_easy"]) == 2
     assert "expected one of ['all']" in capsys.readouterr().err
+
+
+def test_arena_accuracy_on_a_set_file(tmp_path, capsys):
+    path = tmp_path / "fixed.txt"
+    path.write_text(FIXED_LINES)
+    assert main(["accuracy", "solver", "--game", "connect4", "--set-file", str(path), "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)["sets"]["fixed"]
+    assert row["positions"] == 24 and row["mistake_rate"] == 0.0
+    assert row["random_expected_rate"] == pytest.approx(_expected_random_rate_by_hand(FIXED_LINES))
+    assert main(["accuracy", "random", "--game", "tictactoe", "--set-file", str(path)]) == 2
+    assert "Connect Four" in capsys.readouterr().err

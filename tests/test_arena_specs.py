@@ -191,3 +191,31 @@ def test_human_player_reprompts_then_moves_and_quits(tictactoe):
         HumanPlayer(input_stream=io.StringIO(""), output_stream=io.StringIO()).select_action(
             tictactoe, tictactoe.initial_state()
         )
+
+
+def test_model_players_from_a_weights_file(tictactoe, tmp_path):
+    torch = pytest.importorskip("torch")
+    from networks import NetworkConfig, build_network
+    from networks.checkpoint import save_model
+
+    torch.manual_seed(2)
+    config = NetworkConfig(kind="mlp", mlp_hidden=(8,), value_hidden=4)
+    model = build_network(config, tictactoe.observation_shape, tictactoe.num_actions)
+    path = save_model(tmp_path / "model.pt", model, config, tictactoe.name, tictactoe.version)
+    player = build_player(f"mcts:model={path},sims=12", tictactoe)
+    p1 = tictactoe.state_from_board("X X . / O O . / . . .")
+    assert player.select_action(tictactoe, p1) == 2
+
+
+def test_arena_command_with_model_players(tictactoe_model, capsys):
+    import json
+
+    from arena.cli import main
+
+    spec = f"mcts:model={tictactoe_model},sims=8"
+    assert (
+        main([spec, f"policy:model={tictactoe_model}", "--game", "tictactoe", "--games", "4", "--json"]) == 0
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert data["player_a"] == spec
+    assert data["wins"] + data["draws"] + data["losses"] == 4
