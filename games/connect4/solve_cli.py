@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -32,7 +33,8 @@ def main(
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
 ) -> int:
-    """Run the command; returns the exit status (0 all lines valid, 1 some line invalid).
+    """Run the command; returns the exit status (0 all lines valid, 1 some line invalid or the
+    output pipe closed, 130 interrupted).
 
     Args:
         argv: options (default ``sys.argv[1:]``).
@@ -61,7 +63,9 @@ def main(
     except KeyboardInterrupt:
         print("interrupted", file=stderr)
         return 130
-    except BrokenPipeError:  # e.g. piped into head
+    except BrokenPipeError:  # e.g. piped into head: stop quietly, also at interpreter exit
+        if stdout is sys.stdout:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     if bad:
         print(f"{bad} invalid line(s)", file=stderr)
