@@ -9,9 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import games
-from arena.play_cli import main
+from arena.play_cli import HumanSession, main
+from arena.players import MCTSPlayer
+from mcts import uniform_evaluator
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -152,3 +156,23 @@ def test_a_game_imports_neither_trainer_nor_torch(model_dir):
     )
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.strip() == "[]"
+
+
+human_line = st.one_of(
+    st.text(alphabet=st.characters(blacklist_characters="\n\r", blacklist_categories=("Cs",)), max_size=20),
+    st.sampled_from(["undo", "hint", "1", "5", "9", "0", "10", " 3 ", "undo undo"]),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(human_line, max_size=12), st.sampled_from([0, 1]))
+def test_fuzzed_human_input_never_escapes(lines, human_side):
+    # issue 7, part 5: every line is a move, a command, or answered with a re-prompt
+    game = games.make("tictactoe")
+    model = MCTSPlayer(uniform_evaluator, num_simulations=2, rng=0)
+    out = io.StringIO()
+    session = HumanSession(game, model, human_side, [], io.StringIO("".join(f"{s}\n" for s in lines)), out)
+    assert session.run() == 0
+    text = out.getvalue()
+    assert "error: " not in text  # nothing fell through to the last-resort handler
+    assert "result: " in text or "game abandoned" in text
