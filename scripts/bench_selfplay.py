@@ -26,7 +26,8 @@ process, ``time.process_time``, so other jobs sharing the core do not distort it
 uses wall-clock seconds instead (right on an idle machine).
 
 Networks and search settings default to the training defaults: ``configs/network/b4c32.yaml`` and
-``configs/mcts/default.yaml`` (plus the temperature plies of ``configs/selfplay/default.yaml``)
+``configs/mcts/default.yaml`` (plus the temperature and random-opening plies of
+``configs/selfplay/default.yaml``)
 for Connect Four, ``configs/network/mlp128x2.yaml`` and the ``tictactoe.yaml`` files for
 tic-tac-toe. Weights are fresh (seeded) initialisations: the network's cost does not depend on
 its weights, and the search's cost hardly does.
@@ -36,9 +37,12 @@ self-play moves (one ply of all ``B`` games each) for ``--seconds`` of self-play
 network rates are measured interleaved: after every network call of the search, one bare call on
 ``B`` positions is timed apart (and its time left out of the self-play time), so both rates see
 the same load and cache state; on a busy shared machine, separate timing windows differed by
-15% or more between repetitions. Then the tree benchmark runs for ``--seconds``. Self-play starts from the opening in every game, so at
-large ``B`` the window covers the first plies only (no terminal leaves yet, every leaf goes to the
-network); ``--warmup-moves`` plays more untimed moves first to measure later in the game.
+15% or more between repetitions. Then the tree benchmark runs for ``--seconds``.
+
+Self-play starts every game from the opening (after the config's random opening plies), so at
+large ``B`` the window covers the first plies only (Connect Four: no terminal leaves yet, every
+leaf goes to the network); ``--warmup-moves`` plays more untimed moves first to measure later in
+the game.
 
 Examples::
 
@@ -183,7 +187,7 @@ def bench_run(
     batch_size: int,
     config: NetworkConfig,
     puct: PUCTConfig,
-    temperature_plies: int,
+    selfplay_settings: dict,
     seconds: float,
     warmup_moves: int,
     seed: int,
@@ -210,7 +214,8 @@ def bench_run(
         batch_size,
         np.random.default_rng(seed + 1),
         temperature=1.0,
-        temperature_plies=temperature_plies,
+        temperature_plies=int(selfplay_settings["temperature_plies"]),
+        random_opening_plies=int(selfplay_settings.get("random_opening_plies", 0)),
     )
     for _ in range(3):  # warm-up: first torch calls
         evaluator.evaluate(observations, legal)
@@ -371,14 +376,14 @@ def main(argv: list[str] | None = None) -> dict:
         if args.simulations is not None:
             mcts_settings["num_simulations"] = args.simulations
         puct = PUCTConfig(**mcts_settings)
-        temperature_plies = int(_read_yaml(selfplay_file)["temperature_plies"])
+        selfplay_settings = _read_yaml(selfplay_file)
         for batch_size in args.batch_sizes:
             run = bench_run(
                 game_name,
                 batch_size,
                 networks[game_name],
                 puct,
-                temperature_plies,
+                selfplay_settings,
                 args.seconds,
                 args.warmup_moves,
                 args.seed,
