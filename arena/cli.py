@@ -289,7 +289,14 @@ def _ladder(args) -> int:
 def _accuracy(args) -> int:
     from rich.table import Table
 
-    from arena.accuracy import expected_random_mistake_rate, labelled_sets, mistake_rate, player_actions
+    from arena.accuracy import (
+        expected_random_mistake_rate,
+        labelled_sets,
+        mistake_rate,
+        network_actions,
+        player_actions,
+    )
+    from arena.players import MCTSPlayer
 
     game = games.make(args.game)
     _, (player,), _ = _players([args.player], game, args.seed)
@@ -314,7 +321,10 @@ def _accuracy(args) -> int:
 
             n = args.limit
             labelled = LabelledSet(name, labelled.moves[:n], labelled.states[:n], labelled.outcomes[:n])
-        actions = player_actions(game, player, labelled)
+        if isinstance(player, MCTSPlayer):  # a network: one batched search per set (as training does)
+            actions = network_actions(game, player.evaluate_fn, player.config, labelled, rng=player.rng)
+        else:
+            actions = player_actions(game, player, labelled)
         rate = mistake_rate(labelled, actions)
         rows[name] = {
             "positions": len(labelled),

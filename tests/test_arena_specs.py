@@ -219,3 +219,21 @@ def test_arena_command_with_model_players(tictactoe_model, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["player_a"] == spec
     assert data["wins"] + data["draws"] + data["losses"] == 4
+
+
+def test_arena_accuracy_of_a_model_uses_the_batched_search(tictactoe, tictactoe_model, capsys):
+    import json
+
+    from arena.accuracy import labelled_sets, network_mistake_rates
+    from arena.cli import main
+    from arena.specs import load_model_evaluator
+    from mcts import PUCTConfig
+
+    spec = f"mcts:model={tictactoe_model},sims=6"
+    assert main(["accuracy", spec, "--game", "tictactoe", "--json"]) == 0
+    rate = json.loads(capsys.readouterr().out)["sets"]["all"]["mistake_rate"]
+    evaluate_fn = load_model_evaluator(str(tictactoe_model), tictactoe)
+    expected = network_mistake_rates(tictactoe, evaluate_fn, PUCTConfig(num_simulations=6))["all"]
+    assert rate == expected
+    subset = labelled_sets(tictactoe)["all"]
+    assert 0.0 < rate < 1.0 and len(subset) == 4520
