@@ -1,8 +1,8 @@
 """Accuracy against perfect play: the share of positions where a player's move is a mistake.
 
 A move is a *mistake* when another legal move has a strictly better game-theoretic outcome for the
-player to move, with win > draw > loss (AlphaZero.jl's definition, its "Connect Four" tutorial's
-"error rate" benchmark). Choosing a slower win, or a draw among draws, is not a mistake.
+player to move, with win > draw > loss (the definition AlphaZero.jl uses in its Connect Four
+benchmark against Pons' solver). Choosing a slower win, or a draw among draws, is not a mistake.
 
 Labelled positions:
 
