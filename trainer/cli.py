@@ -18,7 +18,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from trainer.config import register_configs, to_train_config
+from trainer.config import check_overrides, register_configs, to_train_config
 
 CONFIG_DIR = str(Path(__file__).resolve().parents[1] / "configs")
 
@@ -27,7 +27,7 @@ register_configs()
 
 @hydra.main(version_base="1.3", config_path=CONFIG_DIR, config_name="train")
 def _main(cfg: DictConfig) -> None:
-    from trainer.loop import TrainingRun
+    from trainer.loop import RunStopped, TrainingRun
 
     config = to_train_config(cfg)  # the only DictConfig -> dataclass conversion (CASES M1, M2)
     if config.resume:
@@ -38,7 +38,7 @@ def _main(cfg: DictConfig) -> None:
         run_dir = Path(HydraConfig.get().runtime.output_dir)
     try:
         summary = TrainingRun(config, run_dir).run()
-    except ValueError as exc:
+    except (ValueError, RunStopped) as exc:  # a clear message and exit status 1, no traceback
         raise SystemExit(f"train: {exc}") from None
     print(
         f"run finished ({summary.stopped_by}): {summary.steps} steps, {summary.games} games, "
@@ -49,6 +49,10 @@ def _main(cfg: DictConfig) -> None:
 
 def main() -> None:
     """Console-script entry point."""
+    try:  # unknown keys: a message naming the accepted ones, before Hydra composes (CASES M3)
+        check_overrides(sys.argv[1:])
+    except ValueError as exc:
+        raise SystemExit(f"train: {exc}") from None
     _main()
 
 

@@ -9,6 +9,7 @@ actors included) ever sees a ``DictConfig`` or an unresolved ``${...}`` (CASES M
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import List, Optional
 
@@ -132,6 +133,53 @@ def register_configs() -> None:
     ConfigStore.instance().store(name="train_schema", node=TrainSchema)
 
 
+#: config groups of ``configs/`` (``group=option`` picks a file); ``experiment`` is a group only
+CONFIG_GROUPS = ("game", "network", "mcts", "selfplay", "trainer", "arena", "ray", "experiment")
+
+
+def check_overrides(overrides: list[str]) -> None:
+    """Check the keys of command-line overrides against the schema before Hydra composes.
+
+    ``section.key=value`` must name a field of that section (Hydra would say only "Could not
+    override", and suggest appending it with ``+``); ``name=value`` must be a config group or
+    ``resume``; a ``+`` append into the schema is refused too (the field would be ignored).
+    ``hydra...`` keys and options (``--cfg``, ``-m``...) are left to Hydra.
+
+    Raises:
+        ValueError: naming the unknown key, the accepted keys, and the closest one.
+    """
+    sections = {name: f.default_factory for name, f in TrainSchema.__dataclass_fields__.items() if name != "resume"}
+    errors = []
+    for override in overrides:
+        if override.startswith("-") or "=" not in override:
+            continue
+        key = override.split("=", 1)[0].lstrip("+~")
+        if not key or key.startswith("hydra") or "/" in key or "@" in key:
+            continue
+        parts = key.split(".")
+        if len(parts) == 1:
+            accepted = sorted({*CONFIG_GROUPS, "resume"})
+            if key not in accepted:
+                errors.append(_unknown(key, "top-level keys and config groups", accepted))
+            continue
+        if parts[0] not in sections:
+            errors.append(_unknown(parts[0], "config sections", sorted(sections), shown=key))
+            continue
+        accepted = sorted(sections[parts[0]]().__dataclass_fields__)
+        if parts[1] not in accepted:
+            errors.append(_unknown(parts[1], f"keys of {parts[0]}", accepted, shown=key, prefix=f"{parts[0]}."))
+    if errors:
+        raise ValueError("invalid configuration:\n  " + "\n  ".join(errors))
+
+
+def _unknown(name: str, what: str, accepted: list[str], shown: str | None = None, prefix: str = "") -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, accepted, n=1)
+    hint = f"; did you mean {prefix}{close[0]}?" if close else ""
+    return f"{shown or name}: unknown key; accepted {what}: {accepted}{hint}"
+
+
 def to_train_config(cfg) -> TrainSchema:
     """Convert a composed ``DictConfig`` to plain dataclasses (interpolations resolved)."""
     from omegaconf import OmegaConf
@@ -181,9 +229,14 @@ def network_config(config: TrainSchema) -> NetworkConfig:
 def _positive(errors: list, key: str, value, allow_zero: bool = False) -> None:
     if value is None:
         return
-    if value < 0 or (value == 0 and not allow_zero):
+    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
         expected = ">= 0" if allow_zero else "> 0"
-        errors.append(f"{key}: expected {expected}, got {value}")
+        errors.append(f"{key}: expected a finite number {expected}, got {value}")
+
+
+def _in_range(errors: list, key: str, value, low: float, high: float, high_open: bool = False) -> None:
+    if not (math.isfinite(value) and low <= value and (value < high if high_open else value <= high)):
+        errors.append(f"{key}: expected in [{low}, {high}{')' if high_open else ']'}, got {value}")
 
 
 def validate(config: TrainSchema) -> None:
@@ -202,10 +255,10 @@ def validate(config: TrainSchema) -> None:
     _positive(errors, "mcts.num_simulations", config.mcts.num_simulations)
     _positive(errors, "mcts.c_puct", config.mcts.c_puct)
     _positive(errors, "mcts.dirichlet_alpha", config.mcts.dirichlet_alpha)
-    if not 0.0 <= config.mcts.dirichlet_epsilon <= 1.0:
-        errors.append(f"mcts.dirichlet_epsilon: expected in [0, 1], got {config.mcts.dirichlet_epsilon}")
-    if not -1.0 <= config.mcts.fpu_value <= 1.0:
-        errors.append(f"mcts.fpu_value: expected in [-1, 1], got {config.mcts.fpu_value}")
+    _positive(errors, "mcts.c_base", config.mcts.c_base)
+    _positive(errors, "mcts.c_init", config.mcts.c_init, allow_zero=True)
+    _in_range(errors, "mcts.dirichlet_epsilon", config.mcts.dirichlet_epsilon, 0.0, 1.0)
+    _in_range(errors, "mcts.fpu_value", config.mcts.fpu_value, -1.0, 1.0)
     sp = config.selfplay
     for key in ("num_actors", "games_per_actor", "moves_per_call"):
         _positive(errors, f"selfplay.{key}", getattr(sp, key))
@@ -214,9 +267,9 @@ def validate(config: TrainSchema) -> None:
     _positive(errors, "selfplay.random_opening_plies", sp.random_opening_plies, allow_zero=True)
     _positive(errors, "selfplay.num_cpus_per_actor", sp.num_cpus_per_actor, allow_zero=True)
     _positive(errors, "selfplay.num_gpus_per_actor", sp.num_gpus_per_actor, allow_zero=True)
-    for key in ("device",):
-        if getattr(sp, key) not in ("auto", "cpu", "cuda"):
-            errors.append(f"selfplay.device: expected one of ['auto', 'cpu', 'cuda'], got {sp.device!r}")
+    _positive(errors, "selfplay.torch_threads", sp.torch_threads)
+    if sp.device not in ("auto", "cpu", "cuda"):
+        errors.append(f"selfplay.device: expected one of ['auto', 'cpu', 'cuda'], got {sp.device!r}")
     tr = config.trainer
     for key in (
         "batch_size", "learning_rate", "replay_capacity", "replay_ratio", "batches_per_fetch",
@@ -225,6 +278,10 @@ def validate(config: TrainSchema) -> None:
         _positive(errors, f"trainer.{key}", getattr(tr, key))
     _positive(errors, "trainer.weight_decay", tr.weight_decay, allow_zero=True)
     _positive(errors, "trainer.min_replay_positions", tr.min_replay_positions, allow_zero=True)
+    _in_range(errors, "trainer.momentum", tr.momentum, 0.0, 1.0, high_open=True)
+    _positive(errors, "trainer.lr_schedule_samples", tr.lr_schedule_samples)
+    if tr.lr_schedule == "cosine" and tr.lr_schedule_samples is None:
+        errors.append("trainer.lr_schedule_samples: expected an int > 0 with trainer.lr_schedule=cosine, got null")
     if tr.optimizer not in ("adamw", "sgd"):
         errors.append(f"trainer.optimizer: expected one of ['adamw', 'sgd'], got {tr.optimizer!r}")
     if tr.lr_schedule not in ("constant", "cosine"):
@@ -245,12 +302,24 @@ def validate(config: TrainSchema) -> None:
     _positive(errors, "arena.num_games", ar.num_games)
     _positive(errors, "arena.num_simulations", ar.num_simulations)
     _positive(errors, "arena.opening_random_plies", ar.opening_random_plies, allow_zero=True)
-    if not 0.0 < ar.threshold <= 1.0:
+    _positive(errors, "arena.num_cpus", ar.num_cpus, allow_zero=True)
+    if not (math.isfinite(ar.threshold) and 0.0 < ar.threshold <= 1.0):
         errors.append(f"arena.threshold: expected in (0, 1], got {ar.threshold}")
+    _positive(errors, "ray.num_cpus", config.ray.num_cpus)
+    _positive(errors, "ray.num_gpus", config.ray.num_gpus, allow_zero=True)
+    _positive(errors, "ray.object_store_memory", config.ray.object_store_memory)
+    if "cuda" in (sp.device, tr.device):
+        import torch
+
+        if not torch.cuda.is_available():
+            for key, device in (("selfplay.device", sp.device), ("trainer.device", tr.device)):
+                if device == "cuda":
+                    errors.append(f"{key}: 'cuda' asked for, but CUDA is not available here; expected 'auto' or 'cpu'")
     _positive(errors, "run.max_steps", config.run.max_steps)
     _positive(errors, "run.max_minutes", config.run.max_minutes)
     if config.run.max_steps is None and config.run.max_minutes is None:
         errors.append("run: set run.max_steps or run.max_minutes (both are null: the run would never end)")
     _positive(errors, "run.sample_games_every", config.run.sample_games_every)
+    _positive(errors, "run.status_every_seconds", config.run.status_every_seconds)
     if errors:
         raise ValueError("invalid configuration:\n  " + "\n  ".join(errors))

@@ -22,6 +22,7 @@ import logging
 import os
 import re
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,28 +41,33 @@ SELFPLAY_LOG_SECONDS = 5.0
 IMMUTABLE_ON_RESUME = ("game", "network")
 
 #: Test hook for fault injection (tests/test_fault_*.py), not a user setting: with
-#: ``TABULA_RASA_FAULT=kill_<role>_actor_at_step:N`` in the environment, the run kills one of its
-#: own actors with ``ray.kill`` once the learner reaches step N: ``selfplay`` (self-play actor 0),
-#: ``buffer`` (the replay-buffer actor) or ``gating`` (the gating actor, at the first step >= N
-#: with a gating match in flight). Each fault fires once per process.
+#: ``TABULA_RASA_FAULT=kill_<role>_actor_at_step:N`` in the environment (several joined by commas),
+#: the run kills one of its own actors with ``ray.kill`` once the learner reaches step N:
+#: ``selfplay`` (self-play actor 0), ``buffer`` (the replay-buffer actor) or ``gating`` (the
+#: arena actor, at the first step >= N with a gating match in flight). Each fires once per process.
 FAULT_ENV = "TABULA_RASA_FAULT"
 FAULT_ROLES = ("selfplay", "buffer", "gating")
 
 
-def parse_fault(text: str | None) -> tuple[str, int] | None:
-    """``"kill_selfplay_actor_at_step:5"`` -> ``("selfplay", 5)``; empty or None -> None.
+def parse_faults(text: str | None) -> list[tuple[str, int]]:
+    """``"kill_selfplay_actor_at_step:5,kill_gating_actor_at_step:10"`` -> ``[("selfplay", 5),
+    ("gating", 10)]``; empty or None -> ``[]``.
 
     Raises:
         ValueError: for any other text, naming the accepted form.
     """
-    if not text:
-        return None
-    match = re.fullmatch(r"kill_(\w+?)_actor_at_step:(\d+)", text.strip())
-    if not match or match.group(1) not in FAULT_ROLES:
-        raise ValueError(
-            f"{FAULT_ENV}={text!r}: expected kill_<role>_actor_at_step:<step> with role one of {list(FAULT_ROLES)}"
-        )
-    return match.group(1), int(match.group(2))
+    faults = []
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        match = re.fullmatch(r"kill_(\w+?)_actor_at_step:(\d+)", part.strip())
+        if not match or match.group(1) not in FAULT_ROLES:
+            raise ValueError(
+                f"{FAULT_ENV}={text!r}: expected kill_<role>_actor_at_step:<step> (comma-separated) with role "
+                f"one of {list(FAULT_ROLES)}"
+            )
+        faults.append((match.group(1), int(match.group(2))))
+    return faults
 
 
 class RunStopped(RuntimeError):
@@ -127,7 +133,7 @@ class TrainingRun:
         self.last_mistake_rates: dict = {}
         self.buffer_stats = {"games_added": 0, "positions_added": 0, "size": 0, "rejected_games": 0}
         self._window = {"positions": 0, "evaluations": 0, "seconds": 0.0, "start": time.monotonic()}
-        self._fault = parse_fault(os.environ.get(FAULT_ENV))
+        self._faults = parse_faults(os.environ.get(FAULT_ENV))
 
     # ------------------------------------------------------------------ set-up
     def _setup_learner(self):
@@ -352,20 +358,21 @@ class TrainingRun:
             self._start_gate()
         if step % tr.checkpoint_every_steps == 0:
             self._checkpoint()
-        if self._fault is not None:
-            self._inject_fault(step)
+        if self._faults:
+            self._inject_faults(step)
 
-    def _inject_fault(self, step: int) -> None:
+    def _inject_faults(self, step: int) -> None:
         """The ``TABULA_RASA_FAULT`` test hook (see ``FAULT_ENV``)."""
         import ray
 
-        role, at_step = self._fault
-        if step < at_step or (role == "gating" and self.gate_inflight is None):
-            return
-        self._fault = None
-        target = {"selfplay": self.workers[0], "buffer": self.buffer, "gating": self.gater}[role]
-        self.status.message(f"fault injection: killing the {role} actor at step {step}")
-        ray.kill(target, no_restart=True)
+        for fault in list(self._faults):
+            role, at_step = fault
+            if step < at_step or (role == "gating" and self.gate_inflight is None):
+                continue
+            self._faults.remove(fault)
+            target = {"selfplay": self.workers[0], "buffer": self.buffer, "gating": self.gater}[role]
+            self.status.message(f"fault injection: killing the {role} actor at step {step}")
+            ray.kill(target, no_restart=True)
 
     # ------------------------------------------------------------------ gating
     def _start_gate(self) -> None:
@@ -550,13 +557,33 @@ class TrainingRun:
         if not self.config.arena.gating or not (self.run_dir / "best" / "model.onnx").exists():
             self._write_best()
 
-    def _restore(self) -> int:
+    def _load_checkpoint(self):
+        """The newest readable checkpoint of the run directory, read before Ray starts; None if it has
+        none. Unreadable newer ones are skipped with a message naming them.
+
+        Raises:
+            ValueError: if there are checkpoints but none is readable (the run does not silently
+                start again from step 0), or the checkpoint's game or network differs.
+        """
+        if not ckpt.list_checkpoints(self.run_dir):
+            return None
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                loaded = ckpt.load_latest_checkpoint(self.run_dir)
+            except FileNotFoundError as exc:
+                raise ValueError(f"cannot resume {self.run_dir}: {exc}") from None
+        for warning in caught:
+            if "checkpoint" in str(warning.message):
+                self.status.message(f"warning: {warning.message}")
+        check_resume_compatible(loaded.config, self.config_dict)
+        return loaded
+
+    def _restore(self, loaded) -> int:
         import ray
 
-        if ckpt.latest_checkpoint_path(self.run_dir) is None:
+        if loaded is None:
             return 0
-        loaded = ckpt.load_latest_checkpoint(self.run_dir)
-        check_resume_compatible(loaded.config, self.config_dict)
         ckpt.restore_checkpoint(loaded, self.learner, game=self.game, network_config=self.network_config)
         self.counters.update(loaded.counters)
         extra = loaded.extra
@@ -599,12 +626,14 @@ class TrainingRun:
             check_resume_compatible(json.loads(saved_config.read_text()), self.config_dict)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.status = StatusDisplay(live=run.live_status, every_seconds=run.status_every_seconds)
+        loaded = self._load_checkpoint()  # before Ray starts: an unreadable run fails fast
         self._setup_learner()
         self._start_ray()
         try:
             self._create_actors()
             self._set_best(self._snapshot_numpy(), 0)
-            resumed_from = self._restore()
+            resumed_from = self._restore(loaded)
+            del loaded
             atomic_write_json(self.run_dir / "config.json", self.config_dict)
             nodes = ray.get([worker.node_id.remote() for worker in self.workers])
             atomic_write_json(self.run_dir / "actors.json", {"selfplay_nodes": nodes})
