@@ -191,3 +191,22 @@ def test_arena_accuracy_on_a_set_file(tmp_path, capsys):
     assert row["random_expected_rate"] == pytest.approx(_expected_random_rate_by_hand(FIXED_LINES))
     assert main(["accuracy", "random", "--game", "tictactoe", "--set-file", str(path)]) == 2
     assert "Connect Four" in capsys.readouterr().err
+
+
+def test_shipped_connect4_sets_load_and_the_solver_is_perfect_on_end_positions(connect4):
+    from arena.accuracy import available_sets
+
+    names = available_sets(connect4)
+    if not names:
+        pytest.skip("no labelled Connect Four sets shipped in games/connect4/positions yet")
+    sets = labelled_sets(connect4)
+    assert list(sets) == names
+    for labelled in sets.values():
+        assert len(labelled) > 0
+        assert labelled.states.shape == (len(labelled), connect4.state_size)
+        assert not connect4.terminal(labelled.states).any()
+        assert np.array_equal(labelled.legal_mask, connect4.legal_mask(labelled.states))
+        assert 0.0 <= expected_random_mistake_rate(labelled) < 1.0
+    if "end_easy" in sets:
+        head = _head(sets["end_easy"], 10)
+        assert player_mistake_rates(connect4, SolverPlayer(rng=0), [head]) == {"end_easy": 0.0}
