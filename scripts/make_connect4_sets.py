@@ -175,10 +175,10 @@ def write_set(path: Path, rows: list[tuple[str, list[int | None]]], header: list
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", type=int, default=500, help="positions per set (default 500)")
+    parser.add_argument("--size", type=int, default=200, help="positions per set (default 200)")
     parser.add_argument("--size-begin-medium", type=int, default=None, help="override for begin_medium")
     parser.add_argument(
-        "--size-begin-hard", type=int, default=20, help="positions in begin_hard (default 20)"
+        "--size-begin-hard", type=int, default=10, help="positions in begin_hard (default 10)"
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
