@@ -35,7 +35,7 @@ from trainer.config import TrainSchema, network_config, to_dict, validate
 log = logging.getLogger(__name__)
 
 #: self-play rates are averaged over windows of at least this many seconds
-SELFPLAY_LOG_SECONDS = 5.0
+SELFPLAY_LOG_SECONDS = 30.0
 
 #: keys of the config that a resumed run may not change: the checkpoint would not fit
 IMMUTABLE_ON_RESUME = ("game", "network")
@@ -496,10 +496,10 @@ class TrainingRun:
             values["selfplay/game_length"] = float(np.mean(self._pending_lengths))
             self._pending_lengths = []
         self.writer.scalars(values, step)
-        self._rates = (self._window["positions"] / seconds, self._window["evaluations"] / seconds)
         self._window = {"positions": 0, "evaluations": 0, "start": now}
 
     def _status(self) -> None:
+        elapsed = max(1e-9, time.monotonic() - self._started)
         seconds_left = None
         if self.deadline is not None:
             seconds_left = self.deadline - time.monotonic()
@@ -509,8 +509,9 @@ class TrainingRun:
                 "network": self.network_config.name,
                 "step": self.learner.steps,
                 "games": self.counters["games"],
-                "positions_per_s": self._rates[0],
-                "evaluations_per_s": self._rates[1],
+                # averages since the run (or resume) started: self-play results arrive in lumps
+                "positions_per_s": (self.counters["moves"] - self._start_moves) / elapsed,
+                "evaluations_per_s": (self.counters["leaf_evaluations"] - self._start_evaluations) / elapsed,
                 "buffer_size": self.buffer_stats["size"],
                 "best_version": self.counters["best_version"],
                 "last_gate": self.last_gate,
@@ -620,7 +621,7 @@ class TrainingRun:
         self.last_checkpoint_step = None  # the step of the newest checkpoint on disk, once there is one
         self._sample_counts: dict = {}
         self._pending_lengths: list = []
-        self._rates = (0.0, 0.0)
+        self._started = time.monotonic()
         saved_config = self.run_dir / "config.json"
         if self.config.resume and saved_config.is_file():  # before Ray starts
             check_resume_compatible(json.loads(saved_config.read_text()), self.config_dict)
@@ -645,6 +646,8 @@ class TrainingRun:
                 self.status.message(f"resumed {self.run_dir} at step {resumed_from}")
             else:
                 self.writer.config(self.config_dict, flat_hparams(self.config_dict))
+            self._start_moves = self.counters["moves"]
+            self._start_evaluations = self.counters["leaf_evaluations"]
             for index in range(len(self.workers)):
                 self._submit(index)
             try:
