@@ -296,11 +296,26 @@ def fit_bradley_terry(
         method="BFGS",
         options={"gtol": 1e-9, "maxiter": 10_000},
     )
-    ratings = full(result.x)
-    logits = scale * (ratings[:, None] - ratings[None, :])
-    probability = 1.0 / (1.0 + np.exp(-logits))
-    weights = scale * scale * games * probability * (1.0 - probability)
-    hessian = np.diag(weights.sum(axis=1)) - weights  # Laplacian of the information weights
+    x = result.x
+
+    def information(x: np.ndarray) -> np.ndarray:
+        ratings = full(x)
+        probability = 1.0 / (1.0 + np.exp(-scale * (ratings[:, None] - ratings[None, :])))
+        weights = scale * scale * games * probability * (1.0 - probability)
+        return np.diag(weights.sum(axis=1)) - weights  # Laplacian of the information weights
+
+    for _ in range(20):  # Newton steps polish the quasi-Newton optimum (quadratic convergence)
+        _, gradient = negative_log_likelihood(x)
+        if np.max(np.abs(gradient)) < 1e-10 * max(1.0, games.sum()):
+            break
+        x = x - np.linalg.solve(information(x)[np.ix_(free, free)], gradient)
+    _, gradient = negative_log_likelihood(x)
+    if not np.all(np.isfinite(x)) or np.max(np.abs(gradient)) > 1e-6 * max(1.0, games.sum()):
+        raise ValueError(
+            f"the Bradley-Terry fit did not converge (largest gradient {np.max(np.abs(gradient)):.3g})"
+        )
+    ratings = full(x)
+    hessian = information(x)
     covariance = np.linalg.inv(hessian[np.ix_(free, free)])
     errors = np.zeros(num_players)
     errors[free] = np.sqrt(np.maximum(np.diag(covariance), 0.0))
