@@ -116,9 +116,9 @@ def test_pons_begin_hard_with_book(connect4_test_sets):
 
 
 def test_node_counts_close_to_pons(connect4_test_sets):
-    """Pons' mean nodes are 51 (Test_L3_R1) and 450 (Test_L2_R1); ours must be within 1.5x."""
+    """Pons' mean nodes are 51 (Test_L3_R1), 450 (Test_L2_R1), 3,300 (Test_L1_R1); ours within 1.5x."""
     s = Solver(use_book=False)
-    for name, pons_mean in (("Test_L3_R1", 51), ("Test_L2_R1", 450)):
+    for name, pons_mean in (("Test_L3_R1", 51), ("Test_L2_R1", 450), ("Test_L1_R1", 3300)):
         moves, _ = read_set(connect4_test_sets, name)
         _, nodes = s.solve_many(moves)
         assert nodes.mean() <= 1.5 * pons_mean, (name, nodes.mean())
@@ -338,3 +338,27 @@ def test_book_builder_on_a_subtree(tmp_path):
     assert checked >= 10
     with pytest.raises(SystemExit):
         builder.main(["--root", "4x", "--depth", "3", "--output", str(out)])
+
+
+@pytest.mark.parametrize(
+    "keys,values,words",
+    [
+        ([5, 3], [1, 1], "strictly increasing"),
+        ([3, 5], [1], "must be equal 1-d shapes"),
+        ([3, 5], [1, 40], "values must lie in 1..37"),
+    ],
+)
+def test_malformed_book_raises(tmp_path, keys, values, words):
+    path = tmp_path / "book.npz"
+    np.savez(
+        path, keys=np.array(keys, dtype=np.int64), values=np.array(values, dtype=np.int8), depth=np.int64(2)
+    )
+    with pytest.raises(ValueError, match=words):
+        load_book(path)
+    with pytest.raises(ValueError, match=words):
+        Solver(tt_size=1031, book_path=path)
+
+
+def test_missing_book_file_raises(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        load_book(tmp_path / "absent.npz")
