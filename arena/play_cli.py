@@ -93,8 +93,8 @@ def evaluation_line(analysis: Analysis, side: int, side_label: str) -> str:
 
     Example: ``evaluation for you (O): search -1.000, network -0.120; X is winning``.
     """
-    search = analysis.value_for(side)
-    network = analysis.network_value if side == analysis.to_move else -analysis.network_value
+    search = round(analysis.value_for(side), 3) + 0.0  # + 0.0: never print "-0.000"
+    network = round(analysis.network_value if side == analysis.to_move else -analysis.network_value, 3) + 0.0
     value_x = analysis.value_for(0)
     searched = int(analysis.visit_counts.sum()) > 0
     parts = f"search {search:+.3f}, network {network:+.3f}" if searched else f"network {network:+.3f}"
@@ -361,9 +361,10 @@ class Engine:
     def _info(self, analysis: Analysis) -> str:
         policy = " ".join(f"{p:.4f}" for p in analysis.priors)
         visits = " ".join(str(int(v)) for v in analysis.visit_counts)
+        value, network_value = (round(v, 4) + 0.0 for v in (analysis.value, analysis.network_value))
         return (
-            f"info tomove {PLAYER_SYMBOLS[analysis.to_move]} value {analysis.value:+.4f} "
-            f"netvalue {analysis.network_value:+.4f} bestmove {self.game.action_to_string(analysis.best_action)} "
+            f"info tomove {PLAYER_SYMBOLS[analysis.to_move]} value {value:+.4f} "
+            f"netvalue {network_value:+.4f} bestmove {self.game.action_to_string(analysis.best_action)} "
             f"policy {policy} visits {visits}"
         )
 
