@@ -336,6 +336,11 @@ def test_book_builder_on_a_subtree(tmp_path):
         if p.num_moves <= 18:
             assert booked.node_count <= 2  # answered by the book at the root
     assert checked >= 10
+    # mirror images share book entries, also for a solver that does not mirror its table
+    unmirrored = Solver(tt_size=1031, use_mirror=False, book_path=out)
+    mirrored_root = "".join(str(8 - int(c)) for c in root)
+    assert unmirrored.solve(mirrored_root) == plain.solve(root)
+    assert unmirrored.node_count <= 2
     with pytest.raises(SystemExit):
         builder.main(["--root", "4x", "--depth", "3", "--output", str(out)])
 

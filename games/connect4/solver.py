@@ -231,7 +231,10 @@ def _negamax(
                                 ret = b
                                 returned = True
                 if not returned and ply <= book_depth:
-                    val = _book_get(book_keys, book_values, key)
+                    # the book is keyed by canonical (mirror-reduced) keys whatever use_mirror says
+                    val = _book_get(
+                        book_keys, book_values, key if use_mirror else _canonical_key(pos, msk, True)
+                    )
                     if val != 0:
                         ret = val + MIN_SCORE - 1
                         returned = True
@@ -394,7 +397,6 @@ def _analyze(position, mask, num_moves, table, book_keys, book_values, book_dept
             counters,
         )
     nodes[0] = counters[0]
-
 
 
 # --------------------------------------------------------------------------- parsing
