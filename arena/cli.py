@@ -30,6 +30,15 @@ import games
 from arena.specs import build_player, parse_spec
 
 DEFAULT_GAMES = 20
+SPEC_HELP = """player specs (every kind also takes seed=INT):
+  random                     uniformly random legal moves
+  minimax                    exhaustive minimax (tic-tac-toe)
+  alphabeta:depth=5          alpha-beta to 5 plies; alphabeta:time=1.0 for 1 s per move
+  uct:sims=1000              UCT with random rollouts (c=1.4 by default)
+  solver                     perfect play (Connect Four: Pons' solver, slow before the book's depth)
+  mcts:model=PATH,sims=200   network + PUCT search (PATH: export folder or .pt file)
+  policy:model=PATH          the network's policy alone
+  human                      moves typed on stdin"""
 DEFAULT_OPENING_PLIES = 2
 
 
@@ -94,6 +103,8 @@ def _match_parser() -> argparse.ArgumentParser:
         prog="arena",
         description="Play a match or a round-robin ladder between player specs; "
         "'arena accuracy PLAYER' measures mistakes against perfect play.",
+        epilog=SPEC_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("players", nargs="*", metavar="PLAYER", help="two player specs (A then B)")
     parser.add_argument("--ladder", nargs="+", metavar="PLAYER", help="round robin between these specs")
@@ -127,6 +138,8 @@ def _accuracy_parser() -> argparse.ArgumentParser:
         prog="arena accuracy",
         description="Share of solver-labelled positions where PLAYER's move is a mistake "
         "(another move has a strictly better outcome: win > draw > loss).",
+        epilog=SPEC_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("player", metavar="PLAYER", help="player spec")
     parser.add_argument(
@@ -169,6 +182,10 @@ def main(argv: list[str] | None = None) -> int:
             return _accuracy(_accuracy_parser().parse_args(argv[1:]))
         parser = _match_parser()
         args = parser.parse_args(argv)
+        if not 0.0 < args.confidence < 1.0:
+            parser.error(f"--confidence: expected a level in (0, 1), got {args.confidence}")
+        if not args.prior_draws >= 0.0:
+            parser.error(f"--prior-draws: expected a number >= 0, got {args.prior_draws}")
         if args.ladder:
             if args.players:
                 parser.error("give either two players or --ladder P1 P2 ..., not both")

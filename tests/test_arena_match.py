@@ -197,3 +197,12 @@ def test_ladder_anchors_random_and_orders_players(tictactoe, capsys):
 def test_run_ladder_rejects_duplicates(tictactoe):
     with pytest.raises(ValueError, match="distinct"):
         run_ladder(tictactoe, [RandomPlayer(), RandomPlayer()], 2, np.random.default_rng(0))
+
+
+def test_arena_cli_rejects_bad_levels_before_playing(capsys):
+    with pytest.raises(SystemExit):
+        main(["random", "random", "--game", "tictactoe", "--confidence", "1.5"])
+    assert "--confidence" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--ladder", "random", "minimax", "--game", "tictactoe", "--prior-draws", "-1"])
+    assert "--prior-draws" in capsys.readouterr().err
