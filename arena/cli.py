@@ -206,7 +206,19 @@ def _match(args) -> int:
 
     game = games.make(args.game)
     _, (player_a, player_b), rng = _players(args.players, game, args.seed)
-    result = run_match(game, player_a, player_b, args.games, rng, args.opening_plies, args.start)
+
+    def progress(record) -> None:  # only for a person watching a terminal
+        if sys.stderr.isatty():
+            first = "A" if record.a_first else "B"
+            print(
+                f"game {record.index + 1}/{args.games}: {record.outcome_for_a} for A ({first} first) "
+                f"{record.moves}",
+                file=sys.stderr,
+            )
+
+    result = run_match(
+        game, player_a, player_b, args.games, rng, args.opening_plies, args.start, on_game=progress
+    )
     summary = result.to_dict(args.confidence)
     summary.update(seed=args.seed, opening_plies=args.opening_plies, start=args.start)
     if args.out:
