@@ -154,3 +154,15 @@ def test_fit_rejects_disconnected_and_inconsistent_tables():
         fit_bradley_terry(
             ["a", "b"], np.array([[0.0, 2.0], [2.0, 0.0]]), np.array([[0.0, 4.0], [4.0, 0.0]]), anchor=2
         )
+
+
+def test_fit_rejects_bad_shapes_counts_and_prior():
+    square = np.array([[0.0, 2.0], [2.0, 0.0]])
+    with pytest.raises(ValueError, match="shape"):
+        fit_bradley_terry(["a", "b", "c"], square, square)
+    with pytest.raises(ValueError, match="at least 2"):
+        fit_bradley_terry(["a"], np.zeros((1, 1)), np.zeros((1, 1)))
+    with pytest.raises(ValueError, match="non-negative"):
+        fit_bradley_terry(["a", "b"], -square, -square)
+    with pytest.raises(ValueError, match="prior_draws"):
+        fit_bradley_terry(["a", "b"], square, 2 * square, prior_draws=-1.0)
