@@ -20,16 +20,20 @@ more doublings check that it stays at zero (never above ``--max-budget``). Perfe
 loses, so every game is a loss or a draw for the search; the loss rate is losses / games (both
 colours).
 
-Outputs: one JSON object on stdout (and in ``--json`` if given); a markdown table in ``docs/exercise2.md``; the loss rate
-against the budget (log x axis) as a hand-written SVG in ``docs/exercise2.svg``.
+Outputs: one JSON object on stdout (and in ``--json`` if given); a markdown table in
+``docs/exercise2.md``; the loss rate against the budget (log x axis) as a hand-written SVG in
+``docs/exercise2.svg`` (no plotting library needed).
 
 Runtime: CPU time grows linearly with the budget, so the largest budgets dominate: about three
-minutes of one core with the defaults (200 games per colour, budgets up to 16384). Smaller:
-``--extra-points 0`` (stop at the first zero-loss budget), ``--games 50 --max-budget 1024``
-(under half a minute); a check that it runs: ``--games 2 --max-budget 4``.
+minutes of CPU time on one core with the defaults (200 games per colour, budgets up to 16384;
+11 minutes wall-clock on a busy shared 2-core machine). Smaller: ``--extra-points 0`` (stop at the
+first zero-loss budget), ``--games 50 --max-budget 1024`` (under half a minute); a check that it
+runs: ``--games 2 --max-budget 4``. Larger: ``--algorithms puct --min-budget 32768 --max-budget
+32768 --markdown - --svg -`` adds one budget to an earlier sweep (same seed, same games).
 
-Usage: ``python scripts/exercise2_mcts_budget.py [--games 200] [--seed 0] [--max-budget 16384]
-[--extra-points 2] [--json PATH] [--markdown PATH] [--svg PATH]`` (``-`` for a path: do not write).
+Usage: ``python scripts/exercise2_mcts_budget.py [--games 200] [--seed 0] [--algorithms uct puct]
+[--min-budget 1] [--max-budget 16384] [--extra-points 2] [--json PATH] [--markdown PATH]
+[--svg PATH]`` (``-`` for a path: do not write).
 """
 
 from __future__ import annotations
@@ -247,7 +251,10 @@ def markdown(report: dict) -> str:
             f"With {2 * settings['games_per_colour']} games per budget, zero losses bounds the true loss "
             f"rate below about {3 / (2 * settings['games_per_colour']):.1%} (95%, rule of three)."
         ),
-        f"Runtime: {report['seconds']:.0f} s wall-clock on {report['machine']}.",
+        (
+            f"Runtime: {report['seconds']:.0f} s wall-clock, {report['cpu_seconds']:.0f} s of CPU time "
+            f"(one core), on {report['machine']}."
+        ),
         "",
     ]
     return "\n".join(lines)
@@ -397,7 +404,7 @@ def _write(path: Path, text: str) -> None:
 
 def main(argv: list[str] | None = None) -> dict:
     args = parse_args(argv)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     if args.min_budget > args.max_budget:
         raise SystemExit(f"exercise2: --min-budget {args.min_budget} is above --max-budget {args.max_budget}")
     results = run_sweep(
@@ -426,6 +433,7 @@ def main(argv: list[str] | None = None) -> dict:
         "results": results,
         "smallest_zero_loss_budget": {name: smallest_zero_budgets(rows) for name, rows in results.items()},
         "seconds": round(time.perf_counter() - start, 1),
+        "cpu_seconds": round(time.process_time() - cpu_start, 1),
         "machine": f"{platform.machine()}, Python {platform.python_version()}",
     }
     text = json.dumps(report, indent=2)
