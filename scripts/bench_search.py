@@ -33,7 +33,7 @@ from search.alphabeta import AlphaBeta
 from search.minimax import Minimax
 
 #: opening, early middle game, middle game, late middle game
-CONNECT4_POSITIONS = ("", "4453", "274552224131661", "52753311433677442422121")
+CONNECT4_POSITIONS = ("", "4453", "74447642367771311353", "56264643147144146675572")
 
 
 def best_of(repeat: int, run_fn):

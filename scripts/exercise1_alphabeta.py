@@ -1,7 +1,7 @@
 """Seed exercise 1: Connect Four alpha-beta with the heuristic evaluation, with and without move ordering.
 
-For a fixed set of eight positions (opening, middle game, late game; six of them from Pascal Pons'
-test sets, ``Test_L1_*``, ``Test_L2_*``, ``Test_L3_R1``), run iterative deepening for a fixed
+For a fixed set of eight positions (opening, middle game, late game; six of them from the
+project's solver-labelled sets in ``games/connect4/positions``), run iterative deepening for a fixed
 time per position (2 seconds by default) twice: with every move-ordering heuristic on
 (transposition-table move, killer moves, history heuristic, centre-first) and with all of them off
 (columns left to right; the transposition table still cuts off). Record the depth completed
@@ -31,17 +31,18 @@ import games
 from search.alphabeta import ALL_ORDERING, NO_ORDERING, AlphaBeta, SearchResult
 from search.minimax import WIN_SCORE
 
-#: (label, move string, Pons' exact score or None): the score is Pons' convention (positive: the
-#: player to move wins; larger = sooner), copied from the named test-set line.
+#: (label, move string, exact score or None): the score is in Pons' convention (positive: the
+#: player to move wins; larger = sooner), the best of the seven column scores of that line of the
+#: named project set (games/connect4/positions/NAME.txt, labelled by our solver).
 POSITIONS: tuple[tuple[str, str, int | None], ...] = (
     ("opening: empty board", "", None),
     ("opening", "4453", None),
-    ("opening (Test_L1_R3)", "13712", 3),
-    ("opening (Test_L1_R1)", "32164625", 11),
-    ("middle (Test_L2_R2)", "274552224131661", 0),
-    ("middle (Test_L2_R1)", "52753311433677442422121", 8),
-    ("middle (Test_L2_R1)", "5554224333234511764415115", 4),
-    ("late (Test_L3_R1)", "7422341735647741166133573473242566", 1),
+    ("opening (begin_easy)", "775312662461", 9),
+    ("opening (begin_medium)", "324373772", 4),
+    ("middle (middle_medium)", "74447642367771311353", 0),
+    ("middle (middle_easy)", "56264643147144146675572", 7),
+    ("middle (middle_easy)", "74441444333253356137727677", -4),
+    ("late (end_easy)", "47444441733317372251213772256265", 0),
 )
 
 
@@ -104,7 +105,7 @@ def markdown(report: dict) -> str:
         ),
         "",
         (
-            "| position | moves | ply | solved (Pons) | depth ordered | depth unordered | nodes ordered | "
+            "| position | moves | ply | solved | depth ordered | depth unordered | nodes ordered | "
             "nodes unordered | d | nodes to d ordered | nodes to d unordered | ratio | move (score) ordered | "
             "move (score) unordered |"
         ),
@@ -124,8 +125,8 @@ def markdown(report: dict) -> str:
         "",
         (
             "Columns are 1-based as in move strings. Scores are for the player to move, in evaluation "
-            "points; a proven result is shown as a win or loss in n plies. *Solved (Pons)*: the exact "
-            "result from the test set's solver score, for comparison with the proven results."
+            "points; a proven result is shown as a win or loss in n plies. *Solved*: the exact "
+            "result from the project's solver-labelled set, for comparison with the proven results."
         ),
         "",
     ]

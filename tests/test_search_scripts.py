@@ -20,7 +20,7 @@ def exercise1():
 
 
 def test_pons_scores_become_plies_to_the_result(exercise1):
-    # Pons' test sets: "32164625 11", "52753311433677442422121 8", "32751571231557 -3"
+    # Pons' convention ("Solving Connect 4", part 2): score s > 0 is a win with the (22 - s)th stone
     assert exercise1.pons_plies(11, 8) == "win in 13"
     assert exercise1.pons_plies(8, 23) == "win in 5"
     assert exercise1.pons_plies(-3, 14) == "loss in 24"
