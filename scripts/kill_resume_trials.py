@@ -93,7 +93,7 @@ def run_train(
     with open(log_path, "w") as log:
         process = subprocess.Popen(
             [*TRAIN, *overrides], cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True, env=env,
+            start_new_session=True, env={**(env or os.environ), "COLUMNS": "1000"},  # unwrapped messages
         )
         killed = False
         try:

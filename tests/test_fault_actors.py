@@ -34,6 +34,7 @@ LINES = [
 
 def train(*overrides: str, fault: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
     env = {key: value for key, value in os.environ.items() if key != "TABULA_RASA_FAULT"}
+    env["COLUMNS"] = "1000"  # the status console does not wrap messages
     if fault:
         env["TABULA_RASA_FAULT"] = fault
     return subprocess.run(

@@ -1,0 +1,127 @@
+"""Bad checkpoints at the ``train resume=`` level (issue 7, CASES I1, I3, I4).
+
+The loader itself (truncated files, random bytes, crafted pickles, other games and shapes) is
+tested in tests/test_checkpoint.py and tests/test_networks_checkpoint.py; here the real entry point
+resumes a run directory whose newest checkpoint is damaged (it falls back to the previous one and
+says so) or whose checkpoints are all unreadable (it stops with a message naming each file, before
+Ray starts, and no code in a crafted file runs).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from trainer import checkpoint as ckpt
+
+pytestmark = pytest.mark.slow
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+TRAIN = [sys.executable, "-m", "trainer.cli", "experiment=tiny", "game=tictactoe"]
+#: nothing listens here: a run that started Ray before failing would say it could not connect
+NO_RAY = "ray.address=127.0.0.1:1"
+
+
+class _Exploit:
+    """Pickles to a call that creates ``marker`` when unpickled."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.mkdir, (str(self.marker),))
+
+
+def train(*overrides: str, timeout: float = 300) -> tuple[int, str]:
+    env = {key: value for key, value in os.environ.items() if key != "TABULA_RASA_FAULT"}
+    env["COLUMNS"] = "1000"  # the status console does not wrap messages
+    result = subprocess.run(
+        [*TRAIN, *overrides], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=timeout
+    )
+    return result.returncode, " ".join((result.stdout + result.stderr).split())
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory) -> Path:
+    """A tiny run with checkpoints at steps 10 and 20."""
+    run_dir = tmp_path_factory.mktemp("bad-checkpoints") / "run"
+    code, output = train(f"hydra.run.dir={run_dir}")
+    assert code == 0, output[-3000:]
+    assert [path.name for path in ckpt.list_checkpoints(run_dir)] == ["ckpt_00000010.pt", "ckpt_00000020.pt"]
+    return run_dir
+
+
+def copy_of(run_dir: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "run"
+    shutil.copytree(run_dir, target)
+    return target
+
+
+def test_truncated_newest_checkpoint_falls_back_to_the_previous_one(finished_run, tmp_path):
+    run_dir = copy_of(finished_run, tmp_path)
+    newest = ckpt.checkpoint_file(run_dir, 20)
+    newest.write_bytes(newest.read_bytes()[: newest.stat().st_size // 2])
+    before = ckpt.load_checkpoint(ckpt.checkpoint_file(run_dir, 10))
+    code, output = train(f"hydra.run.dir={run_dir}", f"resume={run_dir}", "run.max_steps=25")
+    assert code == 0, output[-3000:]
+    assert "Traceback" not in output
+    assert "warning: skipping unreadable checkpoint" in output and "ckpt_00000020.pt" in output
+    assert "cannot read checkpoint" in output  # the reason is given
+    assert f"resumed {run_dir} at step 10" in output
+    assert "run finished (max_steps): 25 steps" in output
+    after = ckpt.load_latest_checkpoint(run_dir)
+    assert after.step == 25
+    assert after.counters["games"] >= before.counters["games"]
+    # the resumed run wrote a readable step-20 checkpoint over the damaged one
+    assert ckpt.load_checkpoint(newest).step == 20
+
+
+def test_no_readable_checkpoint_stops_before_ray_and_runs_no_code(finished_run, tmp_path):
+    run_dir = copy_of(finished_run, tmp_path)
+    marker = tmp_path / "pwned"
+    random_bytes = np.random.default_rng(7).integers(0, 256, 5000, dtype=np.uint8).tobytes()
+    ckpt.checkpoint_file(run_dir, 10).write_bytes(random_bytes)
+    torch.save({"format": "tabula-rasa-checkpoint", "model": _Exploit(marker)}, ckpt.checkpoint_file(run_dir, 20))
+    pickle.loads(pickle.dumps(_Exploit(tmp_path / "proof")))  # the payload does run under plain pickle
+    assert (tmp_path / "proof").is_dir()
+    code, output = train(f"hydra.run.dir={run_dir}", f"resume={run_dir}", NO_RAY)
+    assert code == 1, output[-3000:]
+    assert "Traceback" not in output
+    assert f"train: cannot resume {run_dir}: no readable checkpoint" in output
+    assert "ckpt_00000010.pt: cannot read checkpoint" in output and "ckpt_00000020.pt: cannot read checkpoint" in output
+    assert "UnpicklingError" in output  # refused by torch.load(weights_only=True), not run
+    assert not marker.exists()
+    assert "127.0.0.1:1" not in output  # it never tried to reach Ray
+    # nothing was deleted or overwritten
+    assert ckpt.checkpoint_file(run_dir, 10).read_bytes() == random_bytes
+
+
+@pytest.mark.parametrize(
+    "override, named",
+    [("game=connect4", "game.name: the run has 'tictactoe'"), ("network.mlp_hidden=[16,16]", "network.mlp_hidden")],
+)
+def test_another_game_or_network_is_refused_before_ray(finished_run, tmp_path, override, named):
+    run_dir = copy_of(finished_run, tmp_path)
+    (run_dir / "config.json").unlink()  # only the checkpoint can tell
+    command = [*TRAIN[:-1], override if override.startswith("game=") else "game=tictactoe"]
+    if not override.startswith("game="):
+        command.append(override)
+    env = {key: value for key, value in os.environ.items() if key != "TABULA_RASA_FAULT"}
+    env["COLUMNS"] = "1000"  # the status console does not wrap messages
+    result = subprocess.run(
+        [*command, f"hydra.run.dir={run_dir}", f"resume={run_dir}", NO_RAY],
+        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+    output = " ".join((result.stdout + result.stderr).split())
+    assert result.returncode == 1, output[-3000:]
+    assert "Traceback" not in output
+    assert "cannot change these keys when resuming a run:" in output and named in output
+    assert "127.0.0.1:1" not in output
