@@ -11,7 +11,7 @@ import logging
 
 import games
 from selfplay.records import GameRecord
-from selfplay.replay_buffer import Batch, ReplayBuffer
+from selfplay.replay_buffer import Batch, ReplayBuffer, WindowGrowth
 
 log = logging.getLogger(__name__)
 
@@ -24,13 +24,24 @@ class ReplayBufferService:
         capacity_positions: positions in the sliding window.
         min_positions_to_sample: positions before sampling is allowed.
         seed: seeds the sampling generator.
+        window_growth_start: None for a fixed window of ``capacity_positions``; else KataGo's
+            growing window (``selfplay.replay_buffer.WindowGrowth``) starting at this many positions.
     """
 
-    def __init__(self, game_name: str, capacity_positions: int, min_positions_to_sample: int, seed: int) -> None:
+    def __init__(
+        self,
+        game_name: str,
+        capacity_positions: int,
+        min_positions_to_sample: int,
+        seed: int,
+        window_growth_start: int | None = None,
+    ) -> None:
+        growth = None if window_growth_start is None else WindowGrowth(c=int(window_growth_start))
         self.buffer = ReplayBuffer(
             capacity_positions,
             games.make(game_name),
             seed=seed,
+            window_growth=growth,
             min_positions_to_sample=max(1, min_positions_to_sample),
         )
         self.rejected_games = 0

@@ -73,6 +73,7 @@ class TrainerSchema:
     lr_schedule_samples: Optional[int] = None  # samples over which the cosine schedule decays
     grad_clip: float = 5.0
     replay_capacity: int = 200_000  # positions kept in the sliding window
+    replay_window_growth_start: Optional[int] = None  # KataGo's growing window from this many positions (null: fixed)
     min_replay_positions: int = 2_000  # positions before the first optimiser step
     replay_ratio: float = 4.0  # at most this many training samples per new self-play position
     batches_per_fetch: int = 4
@@ -277,6 +278,7 @@ def validate(config: TrainSchema) -> None:
     ):
         _positive(errors, f"trainer.{key}", getattr(tr, key))
     _positive(errors, "trainer.weight_decay", tr.weight_decay, allow_zero=True)
+    _positive(errors, "trainer.replay_window_growth_start", tr.replay_window_growth_start)
     _positive(errors, "trainer.min_replay_positions", tr.min_replay_positions, allow_zero=True)
     _in_range(errors, "trainer.momentum", tr.momentum, 0.0, 1.0, high_open=True)
     _positive(errors, "trainer.lr_schedule_samples", tr.lr_schedule_samples)

@@ -212,7 +212,8 @@ class TrainingRun:
 
         tr = self.config.trainer
         self.buffer = ReplayBufferActor.options(num_cpus=0).remote(
-            self.game.name, tr.replay_capacity, tr.min_replay_positions, self.config.run.seed
+            self.game.name, tr.replay_capacity, tr.min_replay_positions, self.config.run.seed,
+            tr.replay_window_growth_start,
         )
         self.workers = [self._new_worker() for _ in range(self.config.selfplay.num_actors)]
         self.worker_versions = [-1] * len(self.workers)
