@@ -1,0 +1,352 @@
+"""Bad configuration (issue 7, CASES M3): every bad value or key gives a message naming the key and
+the accepted values, before Ray starts.
+
+Property tests over ``trainer.config.validate`` (fast), a few through Hydra's compose API, and a
+handful through the real ``train`` command (slow: each start costs seconds).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import games
+from trainer.config import (
+    CONFIG_GROUPS,
+    ArenaSchema,
+    MCTSSchema,
+    SelfPlaySchema,
+    TrainerSchema,
+    TrainSchema,
+    check_overrides,
+    validate,
+)
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+#: keys that must be > 0 (None allowed where the schema says Optional)
+POSITIVE = [
+    "mcts.num_simulations", "mcts.c_puct", "mcts.dirichlet_alpha", "mcts.c_base",
+    "selfplay.num_actors", "selfplay.games_per_actor", "selfplay.moves_per_call", "selfplay.torch_threads",
+    "trainer.batch_size", "trainer.learning_rate", "trainer.replay_capacity", "trainer.replay_ratio",
+    "trainer.batches_per_fetch", "trainer.checkpoint_every_steps", "trainer.keep_checkpoints",
+    "trainer.publish_every_steps", "trainer.grad_clip", "trainer.torch_threads", "trainer.lr_schedule_samples",
+    "arena.gate_every_steps", "arena.num_games", "arena.num_simulations",
+    "ray.num_cpus", "ray.object_store_memory",
+    "run.max_steps", "run.max_minutes", "run.sample_games_every", "run.status_every_seconds",
+]
+#: keys that must be >= 0
+NON_NEGATIVE = [
+    "mcts.c_init", "selfplay.temperature", "selfplay.temperature_plies", "selfplay.random_opening_plies",
+    "selfplay.num_cpus_per_actor", "selfplay.num_gpus_per_actor", "trainer.weight_decay",
+    "trainer.min_replay_positions", "arena.opening_random_plies", "arena.num_cpus", "ray.num_gpus",
+]
+CHOICES = {
+    "trainer.optimizer": ["adamw", "sgd"],
+    "trainer.lr_schedule": ["constant", "cosine"],
+    "trainer.device": ["auto", "cpu", "cuda"],
+    "selfplay.device": ["auto", "cpu", "cuda"],
+}
+
+
+def tiny_config(**changes) -> TrainSchema:
+    """A valid tic-tac-toe config (like ``experiment=tiny``) with ``{"section.key": value}`` changes."""
+    config = TrainSchema()
+    config.game.name = "tictactoe"
+    config.network.kind = "mlp"
+    config.trainer.batch_size, config.trainer.replay_capacity, config.trainer.min_replay_positions = 32, 2000, 64
+    config.run.max_steps = 20
+    for dotted, value in changes.items():
+        section, key = dotted.split(".")
+        setattr(getattr(config, section), key, value)
+    return config
+
+
+def is_int_key(dotted: str) -> bool:
+    section, key = dotted.split(".")
+    field = {f.name: f for f in dataclasses.fields(getattr(TrainSchema(), section))}[key]
+    return "int" in str(field.type) and "float" not in str(field.type)
+
+
+def errors_of(config: TrainSchema) -> str:
+    with pytest.raises(ValueError, match="invalid configuration") as raised:
+        validate(config)
+    return str(raised.value)
+
+
+def test_the_tiny_config_is_valid():
+    validate(tiny_config())
+
+
+@SETTINGS
+@given(key=st.sampled_from(POSITIVE), data=st.data())
+def test_zero_or_negative_values_name_the_key_and_the_bound(key, data):
+    if is_int_key(key):
+        value = data.draw(st.integers(max_value=0))
+    else:
+        value = data.draw(st.floats(max_value=0.0) | st.sampled_from([math.nan, math.inf, -math.inf]))
+    message = errors_of(tiny_config(**{key: value}))
+    assert re.search(rf"{re.escape(key)}: expected a finite number > 0, got ", message), message
+
+
+@SETTINGS
+@given(key=st.sampled_from(NON_NEGATIVE), data=st.data())
+def test_negative_values_name_the_key_and_the_bound(key, data):
+    if is_int_key(key):
+        value = data.draw(st.integers(max_value=-1))
+    else:
+        value = data.draw(st.floats(max_value=-1e-9) | st.sampled_from([math.nan, -math.inf]))
+    message = errors_of(tiny_config(**{key: value}))
+    assert re.search(rf"{re.escape(key)}: expected a finite number >= 0, got ", message), message
+
+
+@SETTINGS
+@given(name=st.text(min_size=0, max_size=12).filter(lambda text: text not in games.names()))
+def test_an_unknown_game_lists_the_games(name):
+    message = errors_of(tiny_config(**{"game.name": name}))
+    assert f"game.name: expected one of {games.names()}, got {name!r}" in message
+
+
+@SETTINGS
+@given(key=st.sampled_from(sorted(CHOICES)), data=st.data())
+def test_an_unknown_choice_lists_the_accepted_ones(key, data):
+    value = data.draw(st.text(max_size=10).filter(lambda text: text not in CHOICES[key]))
+    message = errors_of(tiny_config(**{key: value}))
+    assert f"{key}: expected one of {CHOICES[key]}, got {value!r}" in message
+
+
+@SETTINGS
+@given(capacity=st.integers(1, 5000), extra=st.integers(1, 5000))
+def test_a_batch_larger_than_the_buffer_names_both(capacity, extra):
+    config = tiny_config(**{"trainer.replay_capacity": capacity, "trainer.batch_size": capacity + extra,
+                            "trainer.min_replay_positions": 0})
+    message = errors_of(config)
+    assert f"trainer.batch_size: expected <= trainer.replay_capacity ({capacity}), got {capacity + extra}" in message
+
+
+@SETTINGS
+@given(
+    epsilon=st.floats(allow_nan=True, allow_infinity=True).filter(lambda x: not 0.0 <= x <= 1.0),
+    fpu=st.floats(allow_nan=True).filter(lambda x: not -1.0 <= x <= 1.0),
+    threshold=st.floats(allow_nan=True).filter(lambda x: not 0.0 < x <= 1.0),
+    momentum=st.floats(allow_nan=True).filter(lambda x: not 0.0 <= x < 1.0),
+)
+def test_every_bad_range_is_reported_at_once(epsilon, fpu, threshold, momentum):
+    message = errors_of(tiny_config(**{
+        "mcts.dirichlet_epsilon": epsilon, "mcts.fpu_value": fpu, "arena.threshold": threshold,
+        "trainer.momentum": momentum, "selfplay.num_actors": 0,
+    }))
+    for expected in (
+        "mcts.dirichlet_epsilon: expected in [0.0, 1.0]", "mcts.fpu_value: expected in [-1.0, 1.0]",
+        "arena.threshold: expected in (0, 1]", "trainer.momentum: expected in [0.0, 1.0)",
+        "selfplay.num_actors: expected a finite number > 0, got 0",
+    ):
+        assert expected in message, message
+
+
+def test_cosine_schedule_needs_its_length_and_both_budgets_null_is_refused():
+    message = errors_of(tiny_config(**{"trainer.lr_schedule": "cosine", "run.max_steps": None, "run.max_minutes": None}))
+    assert "trainer.lr_schedule_samples: expected an int > 0 with trainer.lr_schedule=cosine, got null" in message
+    assert "run: set run.max_steps or run.max_minutes" in message
+
+
+@pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="checks the message on a machine without CUDA")
+def test_cuda_without_cuda_is_refused():
+    message = errors_of(tiny_config(**{"selfplay.device": "cuda", "trainer.device": "cuda"}))
+    assert "selfplay.device: 'cuda' asked for, but CUDA is not available here" in message
+    assert "trainer.device: 'cuda' asked for, but CUDA is not available here" in message
+
+
+@SETTINGS
+@given(
+    simulations=st.integers(1, 64), c_puct=st.floats(1e-3, 10), c_base=st.none() | st.floats(1.0, 1e5),
+    c_init=st.floats(0.0, 5.0), fpu=st.floats(-1.0, 1.0), alpha=st.floats(1e-3, 5.0), epsilon=st.floats(0.0, 1.0),
+    learning_rate=st.floats(1e-6, 1.0), momentum=st.floats(0.0, 0.99), weight_decay=st.floats(0.0, 0.1),
+    grad_clip=st.floats(1e-3, 100.0), schedule=st.sampled_from(["constant", "cosine"]),
+    schedule_samples=st.integers(1, 10**6), capacity=st.integers(32, 4000),
+)
+def test_whatever_validate_accepts_the_components_accept(
+    simulations, c_puct, c_base, c_init, fpu, alpha, epsilon, learning_rate, momentum, weight_decay, grad_clip,
+    schedule, schedule_samples, capacity,
+):
+    """A config that passes ``validate`` must not fail later inside a Ray actor or the learner."""
+    from mcts import PUCTConfig
+    from networks import build_network
+    from selfplay.replay_buffer import ReplayBuffer
+    from trainer.config import network_config
+    from trainer.learner import Learner
+
+    config = tiny_config(**{
+        "mcts.num_simulations": simulations, "mcts.c_puct": c_puct, "mcts.c_base": c_base, "mcts.c_init": c_init,
+        "mcts.fpu_value": fpu, "mcts.dirichlet_alpha": alpha, "mcts.dirichlet_epsilon": epsilon,
+        "trainer.learning_rate": learning_rate, "trainer.momentum": momentum, "trainer.weight_decay": weight_decay,
+        "trainer.grad_clip": grad_clip, "trainer.lr_schedule": schedule,
+        "trainer.lr_schedule_samples": schedule_samples, "trainer.replay_capacity": capacity,
+        "trainer.min_replay_positions": min(64, capacity),
+    })
+    validate(config)
+    mc = config.mcts
+    PUCTConfig(num_simulations=mc.num_simulations, c_puct=mc.c_puct, c_base=mc.c_base, c_init=mc.c_init,
+               fpu_value=mc.fpu_value, dirichlet_alpha=mc.dirichlet_alpha, dirichlet_epsilon=mc.dirichlet_epsilon)
+    PUCTConfig(num_simulations=config.arena.num_simulations, c_puct=mc.c_puct, c_base=mc.c_base, c_init=mc.c_init,
+               fpu_value=mc.fpu_value)
+    game = games.make(config.game.name)
+    tr = config.trainer
+    model = build_network(network_config(config), game.observation_shape, game.num_actions)
+    Learner(model, optimizer=tr.optimizer, learning_rate=tr.learning_rate, momentum=tr.momentum,
+            weight_decay=tr.weight_decay, lr_schedule=tr.lr_schedule, lr_schedule_samples=tr.lr_schedule_samples,
+            grad_clip=tr.grad_clip, device=tr.device)
+    ReplayBuffer(tr.replay_capacity, game, seed=0, min_positions_to_sample=max(1, tr.min_replay_positions))
+
+
+@SETTINGS
+@given(
+    c_base=st.floats(allow_nan=True, allow_infinity=True).filter(lambda x: not (math.isfinite(x) and x > 0)),
+    c_init=st.floats(allow_nan=True, allow_infinity=True).filter(lambda x: not (math.isfinite(x) and x >= 0)),
+)
+def test_what_the_search_would_refuse_validate_refuses_first(c_base, c_init):
+    message = errors_of(tiny_config(**{"mcts.c_base": c_base, "mcts.c_init": c_init}))
+    assert "mcts.c_base: expected a finite number > 0" in message
+    assert "mcts.c_init: expected a finite number >= 0" in message
+
+
+# ------------------------------------------------------------------------------ unknown keys
+SECTIONS = {
+    "mcts": MCTSSchema, "selfplay": SelfPlaySchema, "trainer": TrainerSchema, "arena": ArenaSchema,
+}
+
+
+def _misspell(word: str, data) -> str:
+    kind = data.draw(st.sampled_from(["drop", "swap", "insert", "replace"]))
+    i = data.draw(st.integers(0, len(word) - 1))
+    letter = data.draw(st.sampled_from("abcdefghijklmnopqrstuvwxyz_"))
+    if kind == "drop":
+        return word[:i] + word[i + 1 :]
+    if kind == "swap" and i < len(word) - 1:
+        return word[:i] + word[i + 1] + word[i] + word[i + 2 :]
+    if kind == "insert":
+        return word[:i] + letter + word[i:]
+    return word[:i] + letter + word[i + 1 :]
+
+
+@SETTINGS
+@given(section=st.sampled_from(sorted(SECTIONS)), data=st.data())
+def test_a_misspelt_key_names_the_accepted_keys(section, data):
+    fields = sorted(f.name for f in dataclasses.fields(SECTIONS[section]))
+    key = data.draw(st.sampled_from(fields))
+    wrong = _misspell(key, data)
+    if wrong in fields or not wrong:
+        return
+    prefix = data.draw(st.sampled_from(["", "+"]))
+    with pytest.raises(ValueError) as raised:
+        check_overrides(["game=tictactoe", f"{prefix}{section}.{wrong}=3", "hydra.run.dir=x"])
+    message = str(raised.value)
+    assert f"{section}.{wrong}: unknown key; accepted keys of {section}: {fields}" in message
+
+
+def test_a_close_misspelling_is_suggested_and_good_overrides_pass():
+    with pytest.raises(ValueError, match=r"did you mean mcts\.num_simulations\?"):
+        check_overrides(["mcts.num_simulation=3"])
+    with pytest.raises(ValueError, match=r"experimnt: unknown key; .*did you mean experiment\?"):
+        check_overrides(["experimnt=tiny"])
+    with pytest.raises(ValueError, match=r"foo: unknown key; accepted top-level keys and config groups"):
+        check_overrides(["+foo=1"])
+    with pytest.raises(ValueError, match=r"mtcs\.c_puct: unknown key; accepted config sections: .*did you mean mcts\?"):
+        check_overrides(["mtcs.c_puct=1"])
+    check_overrides([
+        "game=tictactoe", "experiment=tiny", "network.mlp_hidden=[64,64]", "hydra.run.dir=/tmp/x", "--cfg", "job",
+        "~mcts.c_base", "resume=/tmp/run", "+experiment=gpu", "hydra/job_logging=disabled", "run.max_steps=null",
+    ])
+    assert set(CONFIG_GROUPS) <= {f.name for f in dataclasses.fields(TrainSchema)} | {"experiment"}
+
+
+# ------------------------------------------------------------------------------ Hydra compose API
+@pytest.fixture(scope="module")
+def compose():
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+
+    from trainer.cli import CONFIG_DIR
+    from trainer.config import to_train_config
+
+    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+        yield lambda overrides: to_train_config(hydra_compose("train", overrides=overrides))
+
+
+@pytest.mark.parametrize(
+    "override, key, expected",
+    [
+        ("mcts.num_simulations=abc", "mcts.num_simulations", "Integer"),
+        ("arena.gating=maybe", "arena.gating", "not a valid bool"),
+        ("trainer.learning_rate=fast", "trainer.learning_rate", "Float"),
+        ("run.max_steps=1.5", "run.max_steps", "Integer"),
+    ],
+)
+def test_wrong_types_through_compose_name_the_key_and_type(compose, override, key, expected):
+    from hydra.errors import ConfigCompositionException
+
+    with pytest.raises(ConfigCompositionException) as raised:
+        compose(["game=tictactoe", override])
+    cause = str(raised.value.__cause__)
+    assert f"full_key: {key}" in cause and expected in cause, cause
+
+
+@pytest.mark.parametrize(
+    "overrides, expected",
+    [
+        (["mcts.num_simulations=0"], "mcts.num_simulations: expected a finite number > 0, got 0"),
+        (["selfplay.num_actors=0"], "selfplay.num_actors: expected a finite number > 0, got 0"),
+        (["game.name=chess"], "game.name: expected one of ['connect4', 'tictactoe'], got 'chess'"),
+        (["experiment=tiny", "trainer.batch_size=5000"], "trainer.batch_size: expected <= trainer.replay_capacity"),
+        (["trainer.learning_rate=nan"], "trainer.learning_rate: expected a finite number > 0, got nan"),
+        (["mcts.c_base=-5"], "mcts.c_base: expected a finite number > 0, got -5"),
+    ],
+)
+def test_bad_values_through_compose(compose, overrides, expected):
+    with pytest.raises(ValueError) as raised:
+        validate(compose(["game=tictactoe", *overrides]))
+    assert expected in str(raised.value)
+
+
+def test_an_unknown_game_group_lists_the_options(compose):
+    from hydra.errors import MissingConfigException
+
+    with pytest.raises(MissingConfigException, match=r"(?s)Could not find 'game/chess'.*connect4.*tictactoe"):
+        compose(["game=chess"])
+
+
+# ------------------------------------------------------------------------------ the real command
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "overrides, expected",
+    [
+        (["mcts.num_simulation=3"], "train: invalid configuration: mcts.num_simulation: unknown key; accepted keys of mcts:"),
+        (["selfplay.num_actors=0"], "train: invalid configuration: selfplay.num_actors: expected a finite number > 0, got 0"),
+        (["game=chess"], "Could not find 'game/chess' Available options in 'game': connect4 tictactoe"),
+        (["mcts.num_simulations=-3"], "mcts.num_simulations: expected a finite number > 0, got -3"),
+        (["selfplay.games_per_actor=many"], "Value 'many' of type 'str' could not be converted to Integer full_key: selfplay.games_per_actor"),
+        (["experiment=tiny", "trainer.batch_size=5000"], "trainer.batch_size: expected <= trainer.replay_capacity (2000), got 5000"),
+    ],
+)
+def test_the_train_command_stops_before_ray_with_the_message(tmp_path, overrides, expected):
+    run_dir = tmp_path / "run"
+    command = [sys.executable, "-m", "trainer.cli", *overrides, f"hydra.run.dir={run_dir}",
+               "ray.address=127.0.0.1:1"]  # nothing listens there: starting Ray would fail differently
+    env = {**os.environ, "COLUMNS": "1000"}
+    result = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120)
+    output = " ".join((result.stdout + result.stderr).split())
+    assert result.returncode != 0
+    assert expected in output, output[-2000:]
+    assert "Traceback" not in output
+    assert "127.0.0.1:1" not in output.replace(f"ray.address=127.0.0.1:1", "")
+    assert not (run_dir / "actors.json").exists() and not (run_dir / "checkpoints").exists()
