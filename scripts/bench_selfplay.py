@@ -42,7 +42,10 @@ the same load and cache state; on a busy shared machine, separate timing windows
 Self-play starts every game from the opening (after the config's random opening plies), so at
 large ``B`` the window covers the first plies only (Connect Four: no terminal leaves yet, every
 leaf goes to the network); ``--warmup-moves`` plays more untimed moves first to measure later in
-the game.
+the game. Later in the game terminal leaves make the network batches smaller than ``B``, and the
+CPU network's cost per position is not monotonic in the batch size (b4c32 on one core: about 25%
+more positions/s at 200 than at 256), so there ``ratio`` can exceed 1 (1.11 after 14 plies at
+``B = 256``); the opening measurement, with full batches, is the conservative one.
 
 Examples::
 
