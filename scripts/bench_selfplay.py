@@ -14,7 +14,9 @@ Prints ONE JSON object ``{"runs": [...], ...}``; each run (one per game and batc
 * ``positions_per_s``: self-play moves (plies, summed over the ``B`` games) per second;
 * ``tree_sims_per_s``: simulations per second of the batched PUCT search and the rules alone,
   with the free "zero net" evaluator (uniform priors, value 0, observations still encoded), from
-  the start position: ``scripts/bench_mcts.bench``.
+  the start position: ``scripts/bench_mcts.bench``;
+* and, to read them by: ``selfplay_moves_measured``, ``selfplay_seconds`` (self-play time
+  measured, s) and ``evals_per_simulation`` (below 1 when simulations end on terminal states).
 
 Issue 4's bars, on one core: ``ratio >= 0.85`` and ``tree_sims_per_s >= 100,000`` for Connect Four
 at ``B = 256`` with the default network. The script runs on one core: it pins itself with
@@ -27,9 +29,8 @@ uses wall-clock seconds instead (right on an idle machine).
 
 Networks and search settings default to the training defaults: ``configs/network/b4c32.yaml`` and
 ``configs/mcts/default.yaml`` (plus the temperature and random-opening plies of
-``configs/selfplay/default.yaml``)
-for Connect Four, ``configs/network/mlp128x2.yaml`` and the ``tictactoe.yaml`` files for
-tic-tac-toe. Weights are fresh (seeded) initialisations: the network's cost does not depend on
+``configs/selfplay/default.yaml``) for Connect Four, ``configs/network/mlp128x2.yaml`` and the
+``tictactoe.yaml`` files for tic-tac-toe. Weights are fresh (seeded) initialisations: the network's cost does not depend on
 its weights, and the search's cost hardly does.
 
 Each run: warm-up (3 bare calls, ``--warmup-moves`` self-play moves for Numba compilation), then
