@@ -76,8 +76,8 @@ def test_bench_selfplay_prints_one_json_object_with_the_documented_keys(tmp_path
         for key in ("forward_evals_per_s", "selfplay_evals_per_s", "positions_per_s", "tree_sims_per_s"):
             assert run[key] > 0, key
         assert run["ratio"] == pytest.approx(
-            run["selfplay_evals_per_s"] / run["forward_evals_per_s"], rel=0.01
-        )
+            run["selfplay_evals_per_s"] / run["forward_evals_per_s"], rel=0.01, abs=0.002
+        )  # both rates are rounded to integers, the ratio to 3 decimals
     assert report["settings"]["torch_threads"] == 1
 
 
