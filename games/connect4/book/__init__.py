@@ -16,9 +16,10 @@ part 12, "Opening book"), at every node with at most ``depth`` plies.
 Status: no book file is shipped yet, so :func:`load_book` returns an empty book and the solver
 searches every position. The builder works (``tests/test_solver.py`` builds a subtree book), but a
 useful book is too costly for the two shared cores it was developed on: depth 3 means solving
-121 positions of ply 3 (one per mirror pair) at roughly 20-60 s each on a free core (about 1-2
-hours), after which the empty board and every position up to ply 3 answer at once and plies 4-6
-take a few seconds each. Run ``python scripts/build_opening_book.py --depth 3 --progress
+121 positions of ply 3 (one per mirror pair); measured with the builder's 2**26-entry table,
+``444`` took 31 s of CPU (190 M nodes), ``443`` 6 s and ``441`` 8 s, so about 30-60 CPU-minutes in
+all (over two hours of wall time on the busy machine). After it the empty board and every
+position up to ply 3 answer at once, and positions of plies 4-6 take a few seconds each. Run ``python scripts/build_opening_book.py --depth 3 --progress
 /tmp/book3.txt`` on a free machine (it resumes from the progress file) and commit the ``.npz``
 (about 1 KB). Without it the empty board takes many minutes; ply-2 positions take minutes.
 """
