@@ -4,9 +4,11 @@ The algorithm follows Pascal Pons, "Solving Connect 4: how to build a perfect AI
 (blog.gamesolver.org, 2017), parts 3-12: negamax with alpha-beta pruning, centre-first move
 ordering, bitboards, a transposition table holding lower and upper bounds, iterative null-window
 search that narrows on the score, early detection of forced losses ("non-losing moves"), ordering
-by the number of winning cells (threats) a move creates, and an opening book. It adds one thing
-Pons' solver does not do in its search: a position and its mirror image share one
-transposition-table entry (the key is the smaller of the two keys). The game was first solved by
+by the number of winning cells (threats) a move creates, and an opening book (looked up when one
+is present; see ``games.connect4.book`` for why none ships yet). Two differences from Pons'
+solver: a position and its mirror image share one transposition-table entry (the key is the
+smaller of the two keys), and each entry is one ``int64`` holding the full key and the bound, so a
+probe is one memory access. The search runs over an explicit stack rather than recursion. The game was first solved by
 Allis (1988, "A knowledge-based approach of Connect-Four", Vrije Universiteit) and Allen (1988).
 
 Board encoding (7 columns x 6 rows, bit ``col * 7 + row``, row 0 at the bottom; each column
