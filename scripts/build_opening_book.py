@@ -97,6 +97,12 @@ def main(argv: list[str] | None = None) -> int:
         default=67108859,
         help="transposition-table entries (odd, default the prime 2**26 - 5: 320 MiB)",
     )
+    parser.add_argument(
+        "--shard",
+        default=None,
+        help="K/N: solve only every N-th deepest position from the K-th (0-based) and write no book; "
+        "run N shards with their own --progress files, concatenate them and run once more without --shard",
+    )
     parser.add_argument("--report-every", type=int, default=10, help="positions between progress lines")
     args = parser.parse_args(argv)
     try:
@@ -119,8 +125,16 @@ def main(argv: list[str] | None = None) -> int:
                 scores[int(k)] = int(s)
         print(f"resumed {len(scores)} solved positions from {args.progress}", file=sys.stderr)
     solver = Solver(tt_size=args.tt_size, use_book=False)
-    todo = [(moves, key, p) for key, (moves, p) in deepest.items() if key not in scores]
-    todo.sort()
+    todo = sorted((moves, key, p) for key, (moves, p) in deepest.items())
+    if args.shard is not None:
+        try:
+            k, n = (int(x) for x in args.shard.split("/"))
+        except ValueError:
+            parser.error(f"--shard must be K/N, got {args.shard!r}")
+        if not 0 <= k < n:
+            parser.error(f"--shard K/N needs 0 <= K < N, got {args.shard!r}")
+        todo = todo[k::n]  # split the whole layer, so shards never depend on what is solved
+    todo = [t for t in todo if t[1] not in scores]
     start = time.perf_counter()
     nodes = 0
     for i, (moves, key, p) in enumerate(todo, 1):
@@ -139,6 +153,10 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
                 flush=True,
             )
+
+    if args.shard is not None:
+        print(f"shard {args.shard} done; no book written", file=sys.stderr)
+        return 0
 
     # back up to the root, ply by ply
     for index in range(len(levels) - 2, -1, -1):
