@@ -125,3 +125,49 @@ def test_another_game_or_network_is_refused_before_ray(finished_run, tmp_path, o
     assert "Traceback" not in output
     assert "cannot change these keys when resuming a run:" in output and named in output
     assert "127.0.0.1:1" not in output
+
+
+def _assert_same(a, b, where: str) -> None:
+    if isinstance(a, torch.Tensor):
+        assert isinstance(b, torch.Tensor) and a.dtype == b.dtype and torch.equal(a, b), where
+    elif isinstance(a, np.ndarray):
+        np.testing.assert_array_equal(a, b, err_msg=where)
+    elif isinstance(a, dict):
+        assert isinstance(b, dict) and set(a) == set(b), (where, sorted(set(a) ^ set(b)))
+        for key in a:
+            _assert_same(a[key], b[key], f"{where}.{key}")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), where
+        for index, (x, y) in enumerate(zip(a, b)):
+            _assert_same(x, y, f"{where}[{index}]")
+    else:
+        assert a == b, (where, a, b)
+
+
+def test_a_resumed_run_starts_exactly_where_the_checkpoint_left_off_i5(finished_run, tmp_path):
+    """CASES I5 at the run level: a new ``train`` process resumed at step 20 with ``run.max_steps=20``
+    trains nothing and writes its step-20 checkpoint again; it holds the same step, weights, optimiser
+    and schedule state, learning rate, counters, random streams (numpy and torch), best weights and
+    replay buffer (the saved positions first, in order; self-play may have added games since).
+    That 50 + 50 steps equal 100 straight is tests/test_checkpoint_resume_process.py (the learner
+    alone: with Ray actors, which games arrive when is not reproducible)."""
+    run_dir = copy_of(finished_run, tmp_path)
+    saved = ckpt.load_checkpoint(ckpt.checkpoint_file(run_dir, 20))
+    saved_buffer = saved.buffer_state()
+    code, output = train(f"hydra.run.dir={run_dir}", f"resume={run_dir}", "run.max_steps=20")
+    assert code == 0, output[-3000:]
+    assert f"resumed {run_dir} at step 20" in output and "run finished (max_steps): 20 steps" in output
+    again = ckpt.load_checkpoint(ckpt.checkpoint_file(run_dir, 20))
+    assert again.step == saved.step == 20
+    for key in ("model", "learner", "counters", "rng_states", "game"):
+        _assert_same(saved.payload[key], again.payload[key], key)
+    _assert_same({**saved.config, "resume": None}, {**again.config, "resume": None}, "config")
+    assert again.config["resume"] == str(run_dir)
+    _assert_same(saved.extra["best_weights"], again.extra["best_weights"], "extra.best_weights")
+    assert saved.payload["learner"]["counters"]["steps"] == 20
+    buffer = again.buffer_state()
+    assert buffer["rng_state"] == saved_buffer["rng_state"]  # no batch was sampled in between
+    assert buffer["train_games_added"] >= saved_buffer["train_games_added"] > 0
+    count = len(saved_buffer["train/values"])
+    for name in ("observations", "legal_masks", "policies", "values", "game_ids"):
+        np.testing.assert_array_equal(buffer[f"train/{name}"][:count], saved_buffer[f"train/{name}"], err_msg=name)
