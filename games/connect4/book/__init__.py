@@ -20,8 +20,8 @@ useful book is too costly for the two shared cores it was developed on: depth 3 
 ``444`` took 31 s of CPU (190 M nodes), ``443`` 6 s and ``441`` 8 s, so about 30-60 CPU-minutes in
 all (over two hours of wall time on the busy machine). After it the empty board and every
 position up to ply 3 answer at once, and positions of plies 4-6 take a few seconds each. Run ``python scripts/build_opening_book.py --depth 3 --progress
-/tmp/book3.txt`` on a free machine (it resumes from the progress file) and commit the ``.npz``
-(about 1 KB). Without it the empty board takes many minutes; ply-2 positions take minutes.
+/tmp/book3.txt`` on a free machine (it resumes from the progress file; ``--shard K/N`` splits the work over
+processes) and commit the ``.npz`` (about 1 KB). Without it the empty board takes many minutes; ply-2 positions take minutes.
 """
 
 from __future__ import annotations
