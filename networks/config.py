@@ -144,7 +144,7 @@ TICTACTOE_DEFAULT = NetworkConfig(kind="mlp", mlp_hidden=(128, 128), value_hidde
 #: with ``scripts/bench_network.py`` on one core of the 2-core development machine (batch norm folded):
 #: about 9,000 positions per CPU second at batch 64-256 and 1,800 at batch 1, against about 2,200 and
 #: 700 for b6c64 (447k parameters): b6c64 would cost 4x the self-play time per simulation on a CPU.
-CONNECT4_CPU_DEFAULT = NetworkConfig(kind="resnet", num_blocks=4, channels=32, value_hidden=32)
+CONNECT4_CPU_DEFAULT = NetworkConfig(kind="resnet", num_blocks=4, channels=32, value_hidden=64)  # as configs/network/b4c32.yaml
 
 #: Connect Four suggestion for a GPU box: 10 blocks of 128 channels (about 3M parameters), with
 #: self-play batches of 256 or more so that the GPU stays busy.
