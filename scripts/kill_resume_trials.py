@@ -202,8 +202,9 @@ def run_trials(
     results = []
     before: dict | None = None
     started = time.monotonic()
+    horizon = max_delay  # kills are drawn before this; shrunk to the length of a run that ended unkilled
     for trial in range(trials):
-        delay = float(rng.uniform(min_delay, max_delay))
+        delay = float(rng.uniform(min_delay, max(min_delay, horizon)))
         resumed = trial > 0
         target = (before["step"] if before else 0) + steps_per_trial
         overrides = [f"hydra.run.dir={run_dir}", f"run.max_steps={target}"]
@@ -212,6 +213,8 @@ def run_trials(
         log_path = logs / f"trial_{trial:02d}.log"
         outcome = run_train(overrides, log_path, kill_after=delay, timeout=timeout)
         log_text = log_path.read_text(errors="replace")
+        if not outcome["killed"] and outcome["returncode"] == 0:
+            horizon = min(max_delay, 0.9 * outcome["seconds"])
         problems = []
         if outcome["strays"]:
             problems.append(f"{len(outcome['strays'])} process(es) of the run outlived the kill: {outcome['strays'][:3]}")
@@ -223,9 +226,11 @@ def run_trials(
         except Exception as error:  # a checkpoint that does not load is a failed trial, not a crash
             after = before
             problems.append(f"{type(error).__name__}: {error}")
-        results.append(
-            {"trial": trial, "kill_after_s": round(delay, 1), **outcome, "checkpoint": after, "problems": problems}
-        )
+        advanced = after is not None and (before is None or after["step"] > before["step"])
+        results.append({
+            "trial": trial, "kill_after_s": round(delay, 1), **outcome, "checkpoint": after,
+            "new_checkpoint": advanced, "problems": problems,
+        })
         print(json.dumps(results[-1]), file=sys.stderr, flush=True)
         if after is not None:
             before = after
@@ -252,6 +257,7 @@ def run_trials(
     return {
         "trials": trials,
         "killed": sum(1 for r in results if r["killed"]),
+        "killed_after_a_new_checkpoint": sum(1 for r in results if r["killed"] and r["new_checkpoint"]),
         "survived": survived,
         "final_ok": not final_problems,
         "stray_processes": sum(len(r["strays"]) for r in results),
@@ -271,7 +277,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run-dir", type=Path, default=None, help="default: a new temporary folder")
     parser.add_argument("--steps-per-trial", type=int, default=20, help="each (re)start aims this many steps on")
     parser.add_argument("--min-delay", type=float, default=3.0, help="seconds; earliest kill after the start")
-    parser.add_argument("--max-delay", type=float, default=40.0, help="seconds; latest kill after the start")
+    parser.add_argument(
+        "--max-delay", type=float, default=60.0,
+        help="seconds; latest kill after the start (lowered to 90%% of the length of a run that ended before its kill)",
+    )
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds; the final unkilled run's limit")
     args = parser.parse_args(argv)
     if args.trials < 1 or not 0 < args.min_delay <= args.max_delay:

@@ -40,6 +40,11 @@ SELFPLAY_LOG_SECONDS = 30.0
 #: keys of the config that a resumed run may not change: the checkpoint would not fit
 IMMUTABLE_ON_RESUME = ("game", "network")
 
+#: Task events the GCS of a local Ray keeps (Ray's default: 100,000). A run sends tens of small
+#: tasks a second (self-play calls, games to the buffer, batches), so with the default the GCS grew
+#: by about 4 MiB a minute for the first half hour (scripts/soak.py, docs/reliability.md).
+RAY_TASK_EVENTS_KEPT = 10_000
+
 #: Test hook for fault injection (tests/test_fault_*.py), not a user setting: with
 #: ``TABULA_RASA_FAULT=kill_<role>_actor_at_step:N`` in the environment (several joined by commas),
 #: the run kills one of its own actors with ``ray.kill`` once the learner reaches step N:
@@ -168,8 +173,12 @@ class TrainingRun:
         if rc.address:
             ray.init(address=rc.address, **kwargs)
         else:
+            system_config = {}
+            if "RAY_task_events_max_num_task_in_gcs" not in os.environ:  # the user's setting wins
+                system_config["task_events_max_num_task_in_gcs"] = RAY_TASK_EVENTS_KEPT
             ray.init(
-                num_cpus=rc.num_cpus, num_gpus=rc.num_gpus, object_store_memory=rc.object_store_memory, **kwargs
+                num_cpus=rc.num_cpus, num_gpus=rc.num_gpus, object_store_memory=rc.object_store_memory,
+                _system_config=system_config, **kwargs
             )
         self.started_ray = True
 
