@@ -90,7 +90,8 @@ def _non_negative_int(text: str) -> int:
 
 def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--game", default="connect4", choices=games.names(), help="game id (default connect4)"
+        "--game", default=None, choices=games.names(),
+        help="game id (default: the game of the first model=PATH player, else connect4)",
     )
     parser.add_argument(
         "--seed", type=_non_negative_int, default=0, help="seed of openings and players (default 0)"
@@ -179,9 +180,12 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if argv and argv[0] == "accuracy":
-            return _accuracy(_accuracy_parser().parse_args(argv[1:]))
+            args = _accuracy_parser().parse_args(argv[1:])
+            args.game = args.game or _game_of_models([args.player])
+            return _accuracy(args)
         parser = _match_parser()
         args = parser.parse_args(argv)
+        args.game = args.game or _game_of_models(list(args.ladder or []) + list(args.players))
         if not 0.0 < args.confidence < 1.0:
             parser.error(f"--confidence: expected a level in (0, 1), got {args.confidence}")
         if not args.prior_draws >= 0.0:
@@ -199,6 +203,28 @@ def main(argv: list[str] | None = None) -> int:
     except HumanQuit:
         print("arena: stopped by the human player", file=sys.stderr)
         return 1
+
+
+def _game_of_models(specs: list[str]) -> str:
+    """The game of the first ``model=PATH`` in ``specs`` (export folder or weights file), else
+    ``connect4``."""
+    from pathlib import Path
+
+    for spec in specs:
+        for option in spec.partition(":")[2].split(","):
+            key, _, value = option.partition("=")
+            if key.strip() != "model" or not value:
+                continue
+            path = Path(value)
+            if path.is_dir() or path.name in ("model.json", "model.onnx"):
+                from networks.onnx_evaluator import read_sidecar
+
+                return str(read_sidecar(path)["game"]["name"])
+            if path.is_file():
+                from networks.checkpoint import load_model
+
+                return load_model(path)[1].game_name
+    return "connect4"
 
 
 def _match(args) -> int:
@@ -377,8 +403,8 @@ def _accuracy(args) -> int:
             name,
             str(row["positions"]),
             str(row["mistakes"]),
-            f"{row['mistake_rate']:.3f}",
-            f"{row['random_expected_rate']:.3f}",
+            f"{row['mistake_rate']:.4%}",
+            f"{row['random_expected_rate']:.2%}",
         )
     _console(sys.stdout).print(table)
     return 0

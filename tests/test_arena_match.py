@@ -206,3 +206,16 @@ def test_arena_cli_rejects_bad_levels_before_playing(capsys):
     with pytest.raises(SystemExit):
         main(["--ladder", "random", "minimax", "--game", "tictactoe", "--prior-draws", "-1"])
     assert "--prior-draws" in capsys.readouterr().err
+
+
+def test_arena_takes_the_game_from_the_model(tmp_path):
+    from arena.cli import _game_of_models
+    from networks import build_network
+    from networks.config import NetworkConfig
+    from networks.export import export_model
+
+    game = games.make("tictactoe")
+    config = NetworkConfig(kind="mlp", mlp_hidden=(8,), value_hidden=4)
+    export_model(build_network(config, game.observation_shape, game.num_actions), config, game.name, game.version, tmp_path)
+    assert _game_of_models(["random", f"mcts:model={tmp_path},sims=4"]) == "tictactoe"
+    assert _game_of_models(["random", "uct:sims=10"]) == "connect4"
