@@ -232,6 +232,8 @@ class Learner:
                 raise ValueError(
                     f"batch: missing field {name!r}; expected a replay_buffer.Batch or a mapping"
                 )
+            if isinstance(value, np.ndarray) and not value.flags.writeable:
+                value = value.copy()  # batches that arrive through Ray's object store are read-only
             tensors.append(torch.as_tensor(value).to(self.device, non_blocking=True))
         observations, legal_masks, policies, values = tensors
         size = values.shape[0] if values.dim() == 1 else -1

@@ -310,16 +310,19 @@ class TrainingRun:
         self._window["evaluations"] += stats.leaf_evaluations
         if stats.game_lengths:
             self._pending_lengths.extend(stats.game_lengths)
-        for text in stats.sample_games:
-            self._sample_game("selfplay", text)
+        self._games_since_sample += stats.games
+        if stats.sample_games and self._games_since_sample >= self.config.run.sample_games_every:
+            self._games_since_sample = 0
+            self._sample_game("selfplay", stats.sample_games[0])
 
     def _sample_game(self, kind: str, text: str) -> None:
+        """Append ``STEP MOVES`` to ``games/KIND.txt`` (self-play: one game in every
+        ``run.sample_games_every``; arena: the first game of every gating match)."""
         self._sample_counts[kind] = self._sample_counts.get(kind, 0) + 1
-        if kind == "arena" or self._sample_counts[kind] % self.config.run.sample_games_every == 1:
-            folder = self.run_dir / "games"
-            folder.mkdir(parents=True, exist_ok=True)
-            with open(folder / f"{kind}.txt", "a") as handle:
-                handle.write(f"{self.learner.steps} {text}\n")
+        folder = self.run_dir / "games"
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / f"{kind}.txt", "a") as handle:
+            handle.write(f"{self.learner.steps} {text}\n")
 
     # ------------------------------------------------------------------ training
     def _train_some(self) -> bool:
@@ -631,6 +634,7 @@ class TrainingRun:
         self.last_checkpoint_step = None  # the step of the newest checkpoint on disk, once there is one
         self._sample_counts: dict = {}
         self._pending_lengths: list = []
+        self._games_since_sample = self.config.run.sample_games_every  # the first game is kept
         self._started = time.monotonic()
         saved_config = self.run_dir / "config.json"
         if self.config.resume and saved_config.is_file():  # before Ray starts

@@ -72,10 +72,11 @@ class StatusDisplay:
             f"loss {status.get('policy_loss', float('nan')):.3f}/{status.get('value_loss', float('nan')):.3f} | "
             f"left {_format_seconds(status.get('seconds_left'))}",
             highlight=False,
+            soft_wrap=True,  # one line per update in log files
         )
 
     def message(self, text: str) -> None:
-        self.console.print(text, highlight=False)
+        self.console.print(text, highlight=False, soft_wrap=True)
 
     def close(self) -> None:
         if self.live is not None:
