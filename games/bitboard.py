@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from games.base import Game, check_batch
+
 CURRENT, MASK, PLY, STATUS = 0, 1, 2, 3
 STATE_SIZE = 4
 
@@ -63,3 +65,73 @@ def bit_planes(states, height, width, column_stride, row_major_top_first, out):
                 out[b, 0, h, w] = (current >> bit) & 1
                 out[b, 1, h, w] = (opponent >> bit) & 1
     return out
+
+
+class BitboardGame(Game):
+    """What tic-tac-toe and Connect Four share: the ``[current, mask, ply, status]`` rows, the
+    batched bookkeeping and the seed's single-state functions that only read ``ply``/``status``.
+
+    Subclasses set the ``Game`` attributes and implement ``_legal_kernel(states, out)`` and
+    ``_step_kernel(states, actions, out) -> (row, error)`` (Numba kernels; ``error`` is ``OK``,
+    ``ERROR_FINISHED`` or ``ERROR_ILLEGAL`` for the first bad ``row``).
+    """
+
+    state_size = STATE_SIZE
+
+    def _legal_kernel(self, states: np.ndarray, out: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _step_kernel(self, states: np.ndarray, actions: np.ndarray, out: np.ndarray):
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------- batched API
+    def initial_states(self, batch_size: int) -> np.ndarray:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        return np.zeros((batch_size, STATE_SIZE), dtype=np.int64)
+
+    def legal_mask(self, states: np.ndarray) -> np.ndarray:
+        check_batch(self, states)
+        return self._legal_kernel(states, np.zeros((states.shape[0], self.num_actions), dtype=np.bool_))
+
+    def step(self, states: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        actions = np.asarray(actions, dtype=np.int64)
+        check_batch(self, states, actions)
+        out = np.empty_like(states)
+        row, error = self._step_kernel(states, actions, out)
+        if error == ERROR_FINISHED:
+            raise ValueError(f"{self.name}: row {row} is a finished game; no action is legal")
+        if error:
+            legal = np.flatnonzero(self.legal_mask(states[row : row + 1])[0]).tolist()
+            raise ValueError(
+                f"{self.name}: row {row}: illegal action {int(actions[row])}; expected one of {legal}"
+            )
+        return out
+
+    def terminal(self, states: np.ndarray) -> np.ndarray:
+        return terminal(states)
+
+    def to_play(self, states: np.ndarray) -> np.ndarray:
+        return to_play(states)
+
+    def winner(self, states: np.ndarray) -> np.ndarray:
+        return winner(states)
+
+    def ply(self, states: np.ndarray) -> np.ndarray:
+        return states[:, PLY].copy()
+
+    def format_moves(self, actions) -> str:
+        return "".join(str(int(a) + 1) for a in actions)
+
+    # ---------------------------------- the seed's six functions, pure Python for classical search
+    def player(self, state: tuple) -> int:
+        return state[PLY] & 1
+
+    def terminal_test(self, state: tuple) -> bool:
+        return state[STATUS] != ONGOING
+
+    def utility(self, state: tuple, player: int) -> float:
+        status = state[STATUS]
+        if status in (ONGOING, DRAW):
+            return 0.0
+        return 1.0 if status - FIRST_PLAYER_WON == player else -1.0

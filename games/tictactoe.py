@@ -12,7 +12,6 @@ import numpy as np
 from numba import njit
 
 from games import bitboard as bb
-from games.base import Game, check_batch
 
 NUM_CELLS = 9
 FULL_MASK = (1 << NUM_CELLS) - 1
@@ -100,49 +99,24 @@ def _legal_kernel(states, out):
     return out
 
 
-class TicTacToe(Game):
+class TicTacToe(bb.BitboardGame):
     """Tic-tac-toe: 9 actions, observation ``(2, 3, 3)``, 8 symmetries (the dihedral group)."""
 
     name = "tictactoe"
     version = 1
     num_actions = NUM_CELLS
     observation_shape = (2, 3, 3)
-    state_size = bb.STATE_SIZE
     max_game_length = NUM_CELLS
 
     # ----------------------------------------------------------------- batched API
-    def initial_states(self, batch_size: int) -> np.ndarray:
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-        return np.zeros((batch_size, bb.STATE_SIZE), dtype=np.int64)
+    def _legal_kernel(self, states, out):
+        return _legal_kernel(states, out)
 
-    def legal_mask(self, states: np.ndarray) -> np.ndarray:
-        check_batch(self, states)
-        return _legal_kernel(states, np.zeros((states.shape[0], NUM_CELLS), dtype=np.bool_))
-
-    def step(self, states: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        actions = np.asarray(actions, dtype=np.int64)
-        check_batch(self, states, actions)
-        out = np.empty_like(states)
-        row, error = _step_kernel(states, actions, WIN_LINES, out)
-        if error:
-            raise ValueError(_step_error(self, states, actions, row, error))
-        return out
-
-    def terminal(self, states: np.ndarray) -> np.ndarray:
-        return bb.terminal(states)
-
-    def to_play(self, states: np.ndarray) -> np.ndarray:
-        return bb.to_play(states)
-
-    def winner(self, states: np.ndarray) -> np.ndarray:
-        return bb.winner(states)
-
-    def ply(self, states: np.ndarray) -> np.ndarray:
-        return states[:, bb.PLY].copy()
+    def _step_kernel(self, states, actions, out):
+        return _step_kernel(states, actions, WIN_LINES, out)
 
     def observation(self, states: np.ndarray) -> np.ndarray:
-        check_batch(self, states)
+        bb.check_batch(self, states)
         out = np.zeros((states.shape[0], 2, 3, 3), dtype=np.float32)
         return bb.bit_planes(states, 3, 3, 3, True, out)
 
@@ -174,9 +148,6 @@ class TicTacToe(Game):
             state = self.result(state, action)
             actions.append(action)
         return actions
-
-    def format_moves(self, actions) -> str:
-        return "".join(str(int(a) + 1) for a in actions)
 
     def render(self, state) -> str:
         current, mask, ply, _ = (int(v) for v in state)
@@ -219,9 +190,6 @@ class TicTacToe(Game):
         return (current, x | o, ply, status)
 
     # ---------------------------------- the seed's six functions, pure Python for classical search
-    def player(self, state: tuple) -> int:
-        return state[bb.PLY] & 1
-
     def actions(self, state: tuple) -> list[int]:
         if state[bb.STATUS] != bb.ONGOING:
             return []
@@ -245,19 +213,3 @@ class TicTacToe(Game):
             if ply + 1 == NUM_CELLS:
                 new_status = bb.DRAW
         return (current ^ mask, mask | bit, ply + 1, new_status)
-
-    def terminal_test(self, state: tuple) -> bool:
-        return state[bb.STATUS] != bb.ONGOING
-
-    def utility(self, state: tuple, player: int) -> float:
-        status = state[bb.STATUS]
-        if status in (bb.ONGOING, bb.DRAW):
-            return 0.0
-        return 1.0 if status - bb.FIRST_PLAYER_WON == player else -1.0
-
-
-def _step_error(game: Game, states, actions, row: int, error: int) -> str:
-    if error == bb.ERROR_FINISHED:
-        return f"{game.name}: row {row} is a finished game; no action is legal"
-    legal = np.flatnonzero(game.legal_mask(states[row : row + 1])[0]).tolist()
-    return f"{game.name}: row {row}: illegal action {int(actions[row])}; expected one of {legal}"

@@ -13,7 +13,6 @@ import numpy as np
 from numba import njit
 
 from games import bitboard as bb
-from games.base import Game, check_batch
 
 WIDTH = 7
 HEIGHT = 6
@@ -121,54 +120,24 @@ def _legal_kernel(states, out):
     return out
 
 
-class ConnectFour(Game):
+class ConnectFour(bb.BitboardGame):
     """Connect Four: 7 actions, observation ``(2, 6, 7)`` (image row 0 = top), 2 symmetries."""
 
     name = "connect4"
     version = 1
     num_actions = WIDTH
     observation_shape = (2, HEIGHT, WIDTH)
-    state_size = bb.STATE_SIZE
     max_game_length = NUM_CELLS
 
     # ----------------------------------------------------------------- batched API
-    def initial_states(self, batch_size: int) -> np.ndarray:
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-        return np.zeros((batch_size, bb.STATE_SIZE), dtype=np.int64)
+    def _legal_kernel(self, states, out):
+        return _legal_kernel(states, out)
 
-    def legal_mask(self, states: np.ndarray) -> np.ndarray:
-        check_batch(self, states)
-        return _legal_kernel(states, np.zeros((states.shape[0], WIDTH), dtype=np.bool_))
-
-    def step(self, states: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        actions = np.asarray(actions, dtype=np.int64)
-        check_batch(self, states, actions)
-        out = np.empty_like(states)
-        row, error = _step_kernel(states, actions, out)
-        if error:
-            if error == bb.ERROR_FINISHED:
-                raise ValueError(f"connect4: row {row} is a finished game; no action is legal")
-            legal = np.flatnonzero(self.legal_mask(states[row : row + 1])[0]).tolist()
-            raise ValueError(
-                f"connect4: row {row}: illegal action {int(actions[row])}; expected one of {legal}"
-            )
-        return out
-
-    def terminal(self, states: np.ndarray) -> np.ndarray:
-        return bb.terminal(states)
-
-    def to_play(self, states: np.ndarray) -> np.ndarray:
-        return bb.to_play(states)
-
-    def winner(self, states: np.ndarray) -> np.ndarray:
-        return bb.winner(states)
-
-    def ply(self, states: np.ndarray) -> np.ndarray:
-        return states[:, bb.PLY].copy()
+    def _step_kernel(self, states, actions, out):
+        return _step_kernel(states, actions, out)
 
     def observation(self, states: np.ndarray) -> np.ndarray:
-        check_batch(self, states)
+        bb.check_batch(self, states)
         out = np.zeros((states.shape[0], 2, HEIGHT, WIDTH), dtype=np.float32)
         return bb.bit_planes(states, HEIGHT, WIDTH, COLUMN_STRIDE, False, out)
 
@@ -205,9 +174,6 @@ class ConnectFour(Game):
             actions.append(action)
         return actions
 
-    def format_moves(self, actions) -> str:
-        return "".join(str(int(a) + 1) for a in actions)
-
     def render(self, state) -> str:
         current, mask, ply, _ = (int(v) for v in state)
         x_stones = current if ply % 2 == 0 else current ^ mask
@@ -222,9 +188,6 @@ class ConnectFour(Game):
         return "\n".join(rows)
 
     # ---------------------------------- the seed's six functions, pure Python for classical search
-    def player(self, state: tuple) -> int:
-        return state[bb.PLY] & 1
-
     def actions(self, state: tuple) -> list[int]:
         if state[bb.STATUS] != bb.ONGOING:
             return []
@@ -246,16 +209,6 @@ class ConnectFour(Game):
         else:
             new_status = bb.ONGOING
         return (current ^ mask, new_mask, ply + 1, new_status)
-
-    def terminal_test(self, state: tuple) -> bool:
-        return state[bb.STATUS] != bb.ONGOING
-
-    def utility(self, state: tuple, player: int) -> float:
-        status = state[bb.STATUS]
-        if status in (bb.ONGOING, bb.DRAW):
-            return 0.0
-        return 1.0 if status - bb.FIRST_PLAYER_WON == player else -1.0
-
 
 def _mirror_bits(bits: int) -> int:
     out = 0
