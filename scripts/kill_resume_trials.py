@@ -1,7 +1,7 @@
 """Kill -9 and resume, over and over (issue 7, CASES I1): does a training run survive SIGKILL?
 
 Each trial starts ``train`` (``experiment=tiny game=tictactoe``; the first trial a fresh run, every
-later one ``resume=RUN``) in its own session, waits a seeded random time, and SIGKILLs the whole
+later one ``resume=RUN``) in its own session, waits a seeded random time (seconds after the start, or 0-3 s after the run writes a new checkpoint), and SIGKILLs the whole
 process group. The Ray worker processes of that run live in their own process groups but in the same
 session; the script waits for them to go (they exit when their raylet dies) and counts any that stay
 as strays (and kills them by pid). After each trial it checks, on disk:
@@ -81,27 +81,43 @@ def wait_for_session_to_end(session_id: int, timeout: float) -> list[tuple[int, 
     return left
 
 
+def _latest_text(run_dir: Path) -> str:
+    try:
+        return (run_dir / "checkpoints" / "latest").read_text()
+    except OSError:
+        return ""
+
+
 def run_train(
-    overrides: list[str], log_path: Path, kill_after: float | None, timeout: float, env: dict | None = None
+    overrides: list[str], log_path: Path, kill_after: float | None, timeout: float, env: dict | None = None,
+    run_dir: Path | None = None,
 ) -> dict:
-    """Run ``train`` in a new session; SIGKILL its process group after ``kill_after`` seconds.
+    """Run ``train`` in a new session; SIGKILL its process group ``kill_after`` seconds after the
+    start or, with ``run_dir``, ``kill_after`` seconds after the run writes a new checkpoint.
 
     Returns ``{"killed", "returncode", "seconds", "strays"}``; ``killed`` is False when the run
-    ended before the kill time (or ``kill_after`` is None).
+    ended before the kill (or ``kill_after`` is None, or ``timeout`` passed first).
     """
     start = time.monotonic()
+    old_latest = _latest_text(run_dir) if run_dir is not None else None
+    deadline = start + kill_after if kill_after is not None and run_dir is None else None
+    killed = False
     with open(log_path, "w") as log:
         process = subprocess.Popen(
             [*TRAIN, *overrides], cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True, env={**(env or os.environ), "COLUMNS": "1000"},  # unwrapped messages
         )
-        killed = False
-        try:
-            process.wait(timeout=kill_after if kill_after is not None else timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            killed = kill_after is not None
+        while process.poll() is None:
+            now = time.monotonic()
+            if deadline is None and kill_after is not None and run_dir is not None:
+                if _latest_text(run_dir) != old_latest:  # a new checkpoint: kill a little later
+                    deadline = now + kill_after
+            if (deadline is not None and now >= deadline) or now - start > timeout:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+                killed = deadline is not None and now >= deadline
+                break
+            time.sleep(0.05)
     strays = wait_for_session_to_end(process.pid, timeout=30.0)
     return {
         "killed": killed,
@@ -202,19 +218,21 @@ def run_trials(
     results = []
     before: dict | None = None
     started = time.monotonic()
-    horizon = max_delay  # kills are drawn before this; shrunk to the length of a run that ended unkilled
     for trial in range(trials):
-        delay = float(rng.uniform(min_delay, max(min_delay, horizon)))
+        # a third of the kills land during start-up or the first steps (seconds after the start),
+        # the others 0-3 s after the run writes a new checkpoint (training, writing, gating)
+        phase = "start" if rng.random() < 1 / 3 else "after_checkpoint"
+        delay = float(rng.uniform(min_delay, max_delay) if phase == "start" else rng.uniform(0.0, 3.0))
         resumed = trial > 0
         target = (before["step"] if before else 0) + steps_per_trial
         overrides = [f"hydra.run.dir={run_dir}", f"run.max_steps={target}"]
         if resumed:
             overrides.append(f"resume={run_dir}")
         log_path = logs / f"trial_{trial:02d}.log"
-        outcome = run_train(overrides, log_path, kill_after=delay, timeout=timeout)
+        outcome = run_train(
+            overrides, log_path, kill_after=delay, timeout=timeout, run_dir=run_dir if phase != "start" else None
+        )
         log_text = log_path.read_text(errors="replace")
-        if not outcome["killed"] and outcome["returncode"] == 0:
-            horizon = min(max_delay, 0.9 * outcome["seconds"])
         problems = []
         if outcome["strays"]:
             problems.append(f"{len(outcome['strays'])} process(es) of the run outlived the kill: {outcome['strays'][:3]}")
@@ -228,7 +246,7 @@ def run_trials(
             problems.append(f"{type(error).__name__}: {error}")
         advanced = after is not None and (before is None or after["step"] > before["step"])
         results.append({
-            "trial": trial, "kill_after_s": round(delay, 1), **outcome, "checkpoint": after,
+            "trial": trial, "phase": phase, "kill_after_s": round(delay, 2), **outcome, "checkpoint": after,
             "new_checkpoint": advanced, "problems": problems,
         })
         print(json.dumps(results[-1]), file=sys.stderr, flush=True)
@@ -276,12 +294,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--run-dir", type=Path, default=None, help="default: a new temporary folder")
     parser.add_argument("--steps-per-trial", type=int, default=20, help="each (re)start aims this many steps on")
-    parser.add_argument("--min-delay", type=float, default=3.0, help="seconds; earliest kill after the start")
-    parser.add_argument(
-        "--max-delay", type=float, default=60.0,
-        help="seconds; latest kill after the start (lowered to 90%% of the length of a run that ended before its kill)",
-    )
-    parser.add_argument("--timeout", type=float, default=300.0, help="seconds; the final unkilled run's limit")
+    parser.add_argument("--min-delay", type=float, default=3.0, help="seconds; earliest start-up kill")
+    parser.add_argument("--max-delay", type=float, default=25.0, help="seconds; latest start-up kill")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds; the limit of each run")
     args = parser.parse_args(argv)
     if args.trials < 1 or not 0 < args.min_delay <= args.max_delay:
         parser.error("need --trials >= 1 and 0 < --min-delay <= --max-delay")
