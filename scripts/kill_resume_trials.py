@@ -89,7 +89,11 @@ def _latest_text(run_dir: Path) -> str:
 
 
 def run_train(
-    overrides: list[str], log_path: Path, kill_after: float | None, timeout: float, env: dict | None = None,
+    overrides: list[str],
+    log_path: Path,
+    kill_after: float | None,
+    timeout: float,
+    env: dict | None = None,
     run_dir: Path | None = None,
 ) -> dict:
     """Run ``train`` in a new session; SIGKILL its process group ``kill_after`` seconds after the
@@ -104,8 +108,12 @@ def run_train(
     killed = False
     with open(log_path, "w") as log:
         process = subprocess.Popen(
-            [*TRAIN, *overrides], cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True, env={**(env or os.environ), "COLUMNS": "1000"},  # unwrapped messages
+            [*TRAIN, *overrides],
+            cwd=REPO_ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env={**(env or os.environ), "COLUMNS": "1000"},  # unwrapped messages
         )
         while process.poll() is None:
             now = time.monotonic()
@@ -163,7 +171,9 @@ def policy_loss_steps(run_dir: Path) -> list[int]:
     return [event.step for event in accumulator.Scalars("train/policy_loss")]
 
 
-def check_trial(run_dir: Path, before: dict | None, after: dict | None, log_text: str, resumed: bool) -> list[str]:
+def check_trial(
+    run_dir: Path, before: dict | None, after: dict | None, log_text: str, resumed: bool
+) -> list[str]:
     """Problems found after one trial (empty: it survived)."""
     problems = []
     if before is not None:
@@ -182,9 +192,13 @@ def check_trial(run_dir: Path, before: dict | None, after: dict | None, log_text
         duplicates = sorted({s for s in steps if steps.count(s) > 1})
         problems.append(f"TensorBoard has duplicate train/policy_loss steps {duplicates[:10]}")
     if steps and sorted(steps) != list(range(1, max(steps) + 1)):
-        problems.append(f"TensorBoard train/policy_loss steps have gaps: {sorted(set(range(1, max(steps) + 1)) - set(steps))[:10]}")
+        problems.append(
+            f"TensorBoard train/policy_loss steps have gaps: {sorted(set(range(1, max(steps) + 1)) - set(steps))[:10]}"
+        )
     if after is not None and (max(steps) if steps else 0) < after["step"]:
-        problems.append(f"TensorBoard stops at step {max(steps) if steps else 0}, the checkpoint is at {after['step']}")
+        problems.append(
+            f"TensorBoard stops at step {max(steps) if steps else 0}, the checkpoint is at {after['step']}"
+        )
     return problems
 
 
@@ -196,7 +210,7 @@ def play_best_model(run_dir: Path) -> dict:
     from networks.evaluator import TorchEvaluator
 
     game = games.make("tictactoe")
-    model, metadata = load_model(run_dir / "best" / "model.pt", expected_game=game)
+    model, _metadata = load_model(run_dir / "best" / "model.pt", expected_game=game)
     evaluate = TorchEvaluator(model, device="cpu").evaluate
     player = MCTSPlayer(evaluate, num_simulations=16, rng=0)
     winner, actions = play_game(game, player, player)
@@ -209,7 +223,13 @@ def play_best_model(run_dir: Path) -> dict:
 
 
 def run_trials(
-    trials: int, seed: int, run_dir: Path, steps_per_trial: int, min_delay: float, max_delay: float, timeout: float
+    trials: int,
+    seed: int,
+    run_dir: Path,
+    steps_per_trial: int,
+    min_delay: float,
+    max_delay: float,
+    timeout: float,
 ) -> dict:
     rng = np.random.default_rng(seed)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -230,25 +250,38 @@ def run_trials(
             overrides.append(f"resume={run_dir}")
         log_path = logs / f"trial_{trial:02d}.log"
         outcome = run_train(
-            overrides, log_path, kill_after=delay, timeout=timeout, run_dir=run_dir if phase != "start" else None
+            overrides,
+            log_path,
+            kill_after=delay,
+            timeout=timeout,
+            run_dir=run_dir if phase != "start" else None,
         )
         log_text = log_path.read_text(errors="replace")
         problems = []
         if outcome["strays"]:
-            problems.append(f"{len(outcome['strays'])} process(es) of the run outlived the kill: {outcome['strays'][:3]}")
+            problems.append(
+                f"{len(outcome['strays'])} process(es) of the run outlived the kill: {outcome['strays'][:3]}"
+            )
         if not outcome["killed"] and outcome["returncode"] != 0:
             problems.append(f"train failed with status {outcome['returncode']}: {log_text[-500:]}")
         try:
             after = snapshot(run_dir)
             problems += check_trial(run_dir, before, after, log_text, resumed)
-        except Exception as error:  # a checkpoint that does not load is a failed trial, not a crash
+        except Exception as error:  # noqa: BLE001 - a checkpoint that does not load is a failed trial, not a crash
             after = before
             problems.append(f"{type(error).__name__}: {error}")
         advanced = after is not None and (before is None or after["step"] > before["step"])
-        results.append({
-            "trial": trial, "phase": phase, "kill_after_s": round(delay, 2), **outcome, "checkpoint": after,
-            "new_checkpoint": advanced, "problems": problems,
-        })
+        results.append(
+            {
+                "trial": trial,
+                "phase": phase,
+                "kill_after_s": round(delay, 2),
+                **outcome,
+                "checkpoint": after,
+                "new_checkpoint": advanced,
+                "problems": problems,
+            }
+        )
         print(json.dumps(results[-1]), file=sys.stderr, flush=True)
         if after is not None:
             before = after
@@ -265,10 +298,12 @@ def run_trials(
         after = snapshot(run_dir)
         final_problems += check_trial(run_dir, before, after, final_log.read_text(errors="replace"), True)
         if after is None or after["step"] != target:
-            final_problems.append(f"the final run stopped at step {after and after['step']}, expected {target}")
+            final_problems.append(
+                f"the final run stopped at step {after and after['step']}, expected {target}"
+            )
         final["checkpoint"] = after
         final["game"] = play_best_model(run_dir)
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 - reported as a failure of the final run
         final_problems.append(f"{type(error).__name__}: {error}")
     final["problems"] = final_problems
     survived = sum(1 for r in results if not r["problems"])
@@ -293,7 +328,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--run-dir", type=Path, default=None, help="default: a new temporary folder")
-    parser.add_argument("--steps-per-trial", type=int, default=20, help="each (re)start aims this many steps on")
+    parser.add_argument(
+        "--steps-per-trial", type=int, default=20, help="each (re)start aims this many steps on"
+    )
     parser.add_argument("--min-delay", type=float, default=3.0, help="seconds; earliest start-up kill")
     parser.add_argument("--max-delay", type=float, default=25.0, help="seconds; latest start-up kill")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds; the limit of each run")
@@ -302,7 +339,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("need --trials >= 1 and 0 < --min-delay <= --max-delay")
     run_dir = args.run_dir or Path(tempfile.mkdtemp(prefix="kill-resume-")) / "run"
     report = run_trials(
-        args.trials, args.seed, run_dir.resolve(), args.steps_per_trial, args.min_delay, args.max_delay, args.timeout
+        args.trials,
+        args.seed,
+        run_dir.resolve(),
+        args.steps_per_trial,
+        args.min_delay,
+        args.max_delay,
+        args.timeout,
     )
     print(json.dumps(report, indent=2))
     return 0 if report["survived"] == report["trials"] and report["final_ok"] else 1

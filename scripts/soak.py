@@ -108,7 +108,7 @@ def progress(run_dir: Path) -> dict:
         name = latest.read_text().strip()
         payload = torch.load(run_dir / "checkpoints" / name, map_location="cpu", weights_only=True)
         return {"step": int(payload["step"]), "games": int(payload["counters"]["games"])}
-    except Exception as error:  # a checkpoint being replaced right now: report, do not stop
+    except Exception as error:  # noqa: BLE001 - a checkpoint being replaced right now: report, do not stop
         return {"step": None, "games": None, "error": f"{type(error).__name__}"}
 
 
@@ -155,8 +155,14 @@ def main(argv: list[str] | None = None) -> int:
     run_dir = (args.run_dir or Path(tempfile.mkdtemp(prefix="soak-")) / "run").resolve()
     overrides = args.overrides or ["game=tictactoe"]
     command = [
-        sys.executable, "-m", "trainer.cli", *overrides, f"hydra.run.dir={run_dir}",
-        f"run.max_minutes={args.minutes + 5}", "run.max_steps=null", "run.live_status=false",
+        sys.executable,
+        "-m",
+        "trainer.cli",
+        *overrides,
+        f"hydra.run.dir={run_dir}",
+        f"run.max_minutes={args.minutes + 5}",
+        "run.max_steps=null",
+        "run.live_status=false",
     ]
     run_dir.parent.mkdir(parents=True, exist_ok=True)
     log_path = run_dir.parent / f"{run_dir.name}.log"
@@ -164,15 +170,22 @@ def main(argv: list[str] | None = None) -> int:
     start = time.monotonic()
     with open(log_path, "w") as log:
         process = subprocess.Popen(
-            command, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            command,
+            cwd=REPO_ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
             env={**os.environ, "COLUMNS": "1000"},
         )
         try:
             next_sample = start
             while time.monotonic() - start < args.minutes * 60 and process.poll() is None:
                 time.sleep(max(0.0, next_sample - time.monotonic()))
-                sample = {"t_s": round(time.monotonic() - start, 1), **session_memory(process.pid, process.pid),
-                          **progress(run_dir)}
+                sample = {
+                    "t_s": round(time.monotonic() - start, 1),
+                    **session_memory(process.pid, process.pid),
+                    **progress(run_dir),
+                }
                 samples.append(sample)
                 print(json.dumps(sample), file=sys.stderr, flush=True)
                 next_sample += args.interval

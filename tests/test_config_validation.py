@@ -36,20 +36,48 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 
 #: keys that must be > 0 (None allowed where the schema says Optional)
 POSITIVE = [
-    "mcts.num_simulations", "mcts.c_puct", "mcts.dirichlet_alpha", "mcts.c_base",
-    "selfplay.num_actors", "selfplay.games_per_actor", "selfplay.moves_per_call", "selfplay.torch_threads",
-    "trainer.batch_size", "trainer.learning_rate", "trainer.replay_capacity", "trainer.replay_ratio",
-    "trainer.batches_per_fetch", "trainer.checkpoint_every_steps", "trainer.keep_checkpoints",
-    "trainer.publish_every_steps", "trainer.grad_clip", "trainer.torch_threads", "trainer.lr_schedule_samples",
-    "arena.gate_every_steps", "arena.num_games", "arena.num_simulations",
-    "ray.num_cpus", "ray.object_store_memory",
-    "run.max_steps", "run.max_minutes", "run.sample_games_every", "run.status_every_seconds",
+    "mcts.num_simulations",
+    "mcts.c_puct",
+    "mcts.dirichlet_alpha",
+    "mcts.c_base",
+    "selfplay.num_actors",
+    "selfplay.games_per_actor",
+    "selfplay.moves_per_call",
+    "selfplay.torch_threads",
+    "trainer.batch_size",
+    "trainer.learning_rate",
+    "trainer.replay_capacity",
+    "trainer.replay_ratio",
+    "trainer.batches_per_fetch",
+    "trainer.checkpoint_every_steps",
+    "trainer.keep_checkpoints",
+    "trainer.publish_every_steps",
+    "trainer.grad_clip",
+    "trainer.torch_threads",
+    "trainer.lr_schedule_samples",
+    "arena.gate_every_steps",
+    "arena.num_games",
+    "arena.num_simulations",
+    "ray.num_cpus",
+    "ray.object_store_memory",
+    "run.max_steps",
+    "run.max_minutes",
+    "run.sample_games_every",
+    "run.status_every_seconds",
 ]
 #: keys that must be >= 0
 NON_NEGATIVE = [
-    "mcts.c_init", "selfplay.temperature", "selfplay.temperature_plies", "selfplay.random_opening_plies",
-    "selfplay.num_cpus_per_actor", "selfplay.num_gpus_per_actor", "trainer.weight_decay",
-    "trainer.min_replay_positions", "arena.opening_random_plies", "arena.num_cpus", "ray.num_gpus",
+    "mcts.c_init",
+    "selfplay.temperature",
+    "selfplay.temperature_plies",
+    "selfplay.random_opening_plies",
+    "selfplay.num_cpus_per_actor",
+    "selfplay.num_gpus_per_actor",
+    "trainer.weight_decay",
+    "trainer.min_replay_positions",
+    "arena.opening_random_plies",
+    "arena.num_cpus",
+    "ray.num_gpus",
 ]
 CHOICES = {
     "trainer.optimizer": ["adamw", "sgd"],
@@ -64,7 +92,11 @@ def tiny_config(**changes) -> TrainSchema:
     config = TrainSchema()
     config.game.name = "tictactoe"
     config.network.kind = "mlp"
-    config.trainer.batch_size, config.trainer.replay_capacity, config.trainer.min_replay_positions = 32, 2000, 64
+    config.trainer.batch_size, config.trainer.replay_capacity, config.trainer.min_replay_positions = (
+        32,
+        2000,
+        64,
+    )
     config.run.max_steps = 20
     for dotted, value in changes.items():
         section, key = dotted.split(".")
@@ -128,10 +160,18 @@ def test_an_unknown_choice_lists_the_accepted_ones(key, data):
 @SETTINGS
 @given(capacity=st.integers(1, 5000), extra=st.integers(1, 5000))
 def test_a_batch_larger_than_the_buffer_names_both(capacity, extra):
-    config = tiny_config(**{"trainer.replay_capacity": capacity, "trainer.batch_size": capacity + extra,
-                            "trainer.min_replay_positions": 0})
+    config = tiny_config(
+        **{
+            "trainer.replay_capacity": capacity,
+            "trainer.batch_size": capacity + extra,
+            "trainer.min_replay_positions": 0,
+        }
+    )
     message = errors_of(config)
-    assert f"trainer.batch_size: expected <= trainer.replay_capacity ({capacity}), got {capacity + extra}" in message
+    assert (
+        f"trainer.batch_size: expected <= trainer.replay_capacity ({capacity}), got {capacity + extra}"
+        in message
+    )
 
 
 @SETTINGS
@@ -142,25 +182,41 @@ def test_a_batch_larger_than_the_buffer_names_both(capacity, extra):
     momentum=st.floats(allow_nan=True).filter(lambda x: not 0.0 <= x < 1.0),
 )
 def test_every_bad_range_is_reported_at_once(epsilon, fpu, threshold, momentum):
-    message = errors_of(tiny_config(**{
-        "mcts.dirichlet_epsilon": epsilon, "mcts.fpu_value": fpu, "arena.threshold": threshold,
-        "trainer.momentum": momentum, "selfplay.num_actors": 0,
-    }))
+    message = errors_of(
+        tiny_config(
+            **{
+                "mcts.dirichlet_epsilon": epsilon,
+                "mcts.fpu_value": fpu,
+                "arena.threshold": threshold,
+                "trainer.momentum": momentum,
+                "selfplay.num_actors": 0,
+            }
+        )
+    )
     for expected in (
-        "mcts.dirichlet_epsilon: expected in [0.0, 1.0]", "mcts.fpu_value: expected in [-1.0, 1.0]",
-        "arena.threshold: expected in (0, 1]", "trainer.momentum: expected in [0.0, 1.0)",
+        "mcts.dirichlet_epsilon: expected in [0.0, 1.0]",
+        "mcts.fpu_value: expected in [-1.0, 1.0]",
+        "arena.threshold: expected in (0, 1]",
+        "trainer.momentum: expected in [0.0, 1.0)",
         "selfplay.num_actors: expected a finite number > 0, got 0",
     ):
         assert expected in message, message
 
 
 def test_cosine_schedule_needs_its_length_and_both_budgets_null_is_refused():
-    message = errors_of(tiny_config(**{"trainer.lr_schedule": "cosine", "run.max_steps": None, "run.max_minutes": None}))
-    assert "trainer.lr_schedule_samples: expected an int > 0 with trainer.lr_schedule=cosine, got null" in message
+    message = errors_of(
+        tiny_config(**{"trainer.lr_schedule": "cosine", "run.max_steps": None, "run.max_minutes": None})
+    )
+    assert (
+        "trainer.lr_schedule_samples: expected an int > 0 with trainer.lr_schedule=cosine, got null"
+        in message
+    )
     assert "run: set run.max_steps or run.max_minutes" in message
 
 
-@pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="checks the message on a machine without CUDA")
+@pytest.mark.skipif(
+    __import__("torch").cuda.is_available(), reason="checks the message on a machine without CUDA"
+)
 def test_cuda_without_cuda_is_refused():
     message = errors_of(tiny_config(**{"selfplay.device": "cuda", "trainer.device": "cuda"}))
     assert "selfplay.device: 'cuda' asked for, but CUDA is not available here" in message
@@ -169,15 +225,36 @@ def test_cuda_without_cuda_is_refused():
 
 @SETTINGS
 @given(
-    simulations=st.integers(1, 64), c_puct=st.floats(1e-3, 10), c_base=st.none() | st.floats(1.0, 1e5),
-    c_init=st.floats(0.0, 5.0), fpu=st.floats(-1.0, 1.0), alpha=st.floats(1e-3, 5.0), epsilon=st.floats(0.0, 1.0),
-    learning_rate=st.floats(1e-6, 1.0), momentum=st.floats(0.0, 0.99), weight_decay=st.floats(0.0, 0.1),
-    grad_clip=st.floats(1e-3, 100.0), schedule=st.sampled_from(["constant", "cosine"]),
-    schedule_samples=st.integers(1, 10**6), capacity=st.integers(32, 4000),
+    simulations=st.integers(1, 64),
+    c_puct=st.floats(1e-3, 10),
+    c_base=st.none() | st.floats(1.0, 1e5),
+    c_init=st.floats(0.0, 5.0),
+    fpu=st.floats(-1.0, 1.0),
+    alpha=st.floats(1e-3, 5.0),
+    epsilon=st.floats(0.0, 1.0),
+    learning_rate=st.floats(1e-6, 1.0),
+    momentum=st.floats(0.0, 0.99),
+    weight_decay=st.floats(0.0, 0.1),
+    grad_clip=st.floats(1e-3, 100.0),
+    schedule=st.sampled_from(["constant", "cosine"]),
+    schedule_samples=st.integers(1, 10**6),
+    capacity=st.integers(32, 4000),
 )
 def test_whatever_validate_accepts_the_components_accept(
-    simulations, c_puct, c_base, c_init, fpu, alpha, epsilon, learning_rate, momentum, weight_decay, grad_clip,
-    schedule, schedule_samples, capacity,
+    simulations,
+    c_puct,
+    c_base,
+    c_init,
+    fpu,
+    alpha,
+    epsilon,
+    learning_rate,
+    momentum,
+    weight_decay,
+    grad_clip,
+    schedule,
+    schedule_samples,
+    capacity,
 ):
     """A config that passes ``validate`` must not fail later inside a Ray actor or the learner."""
     from mcts import PUCTConfig
@@ -186,26 +263,57 @@ def test_whatever_validate_accepts_the_components_accept(
     from trainer.config import network_config
     from trainer.learner import Learner
 
-    config = tiny_config(**{
-        "mcts.num_simulations": simulations, "mcts.c_puct": c_puct, "mcts.c_base": c_base, "mcts.c_init": c_init,
-        "mcts.fpu_value": fpu, "mcts.dirichlet_alpha": alpha, "mcts.dirichlet_epsilon": epsilon,
-        "trainer.learning_rate": learning_rate, "trainer.momentum": momentum, "trainer.weight_decay": weight_decay,
-        "trainer.grad_clip": grad_clip, "trainer.lr_schedule": schedule,
-        "trainer.lr_schedule_samples": schedule_samples, "trainer.replay_capacity": capacity,
-        "trainer.min_replay_positions": min(64, capacity),
-    })
+    config = tiny_config(
+        **{
+            "mcts.num_simulations": simulations,
+            "mcts.c_puct": c_puct,
+            "mcts.c_base": c_base,
+            "mcts.c_init": c_init,
+            "mcts.fpu_value": fpu,
+            "mcts.dirichlet_alpha": alpha,
+            "mcts.dirichlet_epsilon": epsilon,
+            "trainer.learning_rate": learning_rate,
+            "trainer.momentum": momentum,
+            "trainer.weight_decay": weight_decay,
+            "trainer.grad_clip": grad_clip,
+            "trainer.lr_schedule": schedule,
+            "trainer.lr_schedule_samples": schedule_samples,
+            "trainer.replay_capacity": capacity,
+            "trainer.min_replay_positions": min(64, capacity),
+        }
+    )
     validate(config)
     mc = config.mcts
-    PUCTConfig(num_simulations=mc.num_simulations, c_puct=mc.c_puct, c_base=mc.c_base, c_init=mc.c_init,
-               fpu_value=mc.fpu_value, dirichlet_alpha=mc.dirichlet_alpha, dirichlet_epsilon=mc.dirichlet_epsilon)
-    PUCTConfig(num_simulations=config.arena.num_simulations, c_puct=mc.c_puct, c_base=mc.c_base, c_init=mc.c_init,
-               fpu_value=mc.fpu_value)
+    PUCTConfig(
+        num_simulations=mc.num_simulations,
+        c_puct=mc.c_puct,
+        c_base=mc.c_base,
+        c_init=mc.c_init,
+        fpu_value=mc.fpu_value,
+        dirichlet_alpha=mc.dirichlet_alpha,
+        dirichlet_epsilon=mc.dirichlet_epsilon,
+    )
+    PUCTConfig(
+        num_simulations=config.arena.num_simulations,
+        c_puct=mc.c_puct,
+        c_base=mc.c_base,
+        c_init=mc.c_init,
+        fpu_value=mc.fpu_value,
+    )
     game = games.make(config.game.name)
     tr = config.trainer
     model = build_network(network_config(config), game.observation_shape, game.num_actions)
-    Learner(model, optimizer=tr.optimizer, learning_rate=tr.learning_rate, momentum=tr.momentum,
-            weight_decay=tr.weight_decay, lr_schedule=tr.lr_schedule, lr_schedule_samples=tr.lr_schedule_samples,
-            grad_clip=tr.grad_clip, device=tr.device)
+    Learner(
+        model,
+        optimizer=tr.optimizer,
+        learning_rate=tr.learning_rate,
+        momentum=tr.momentum,
+        weight_decay=tr.weight_decay,
+        lr_schedule=tr.lr_schedule,
+        lr_schedule_samples=tr.lr_schedule_samples,
+        grad_clip=tr.grad_clip,
+        device=tr.device,
+    )
     ReplayBuffer(tr.replay_capacity, game, seed=0, min_positions_to_sample=max(1, tr.min_replay_positions))
 
 
@@ -222,7 +330,10 @@ def test_what_the_search_would_refuse_validate_refuses_first(c_base, c_init):
 
 # ------------------------------------------------------------------------------ unknown keys
 SECTIONS = {
-    "mcts": MCTSSchema, "selfplay": SelfPlaySchema, "trainer": TrainerSchema, "arena": ArenaSchema,
+    "mcts": MCTSSchema,
+    "selfplay": SelfPlaySchema,
+    "trainer": TrainerSchema,
+    "arena": ArenaSchema,
 }
 
 
@@ -261,12 +372,25 @@ def test_a_close_misspelling_is_suggested_and_good_overrides_pass():
         check_overrides(["experimnt=tiny"])
     with pytest.raises(ValueError, match=r"foo: unknown key; accepted top-level keys and config groups"):
         check_overrides(["+foo=1"])
-    with pytest.raises(ValueError, match=r"mtcs\.c_puct: unknown key; accepted config sections: .*did you mean mcts\?"):
+    with pytest.raises(
+        ValueError, match=r"mtcs\.c_puct: unknown key; accepted config sections: .*did you mean mcts\?"
+    ):
         check_overrides(["mtcs.c_puct=1"])
-    check_overrides([
-        "game=tictactoe", "experiment=tiny", "network.mlp_hidden=[64,64]", "hydra.run.dir=/tmp/x", "--cfg", "job",
-        "~mcts.c_base", "resume=/tmp/run", "+experiment=gpu", "hydra/job_logging=disabled", "run.max_steps=null",
-    ])
+    check_overrides(
+        [
+            "game=tictactoe",
+            "experiment=tiny",
+            "network.mlp_hidden=[64,64]",
+            "hydra.run.dir=/tmp/x",
+            "--cfg",
+            "job",
+            "~mcts.c_base",
+            "resume=/tmp/run",
+            "+experiment=gpu",
+            "hydra/job_logging=disabled",
+            "run.max_steps=null",
+        ]
+    )
     assert set(CONFIG_GROUPS) <= {f.name for f in dataclasses.fields(TrainSchema)} | {"experiment"}
 
 
@@ -307,7 +431,10 @@ def test_wrong_types_through_compose_name_the_key_and_type(compose, override, ke
         (["mcts.num_simulations=0"], "mcts.num_simulations: expected a finite number > 0, got 0"),
         (["selfplay.num_actors=0"], "selfplay.num_actors: expected a finite number > 0, got 0"),
         (["game.name=chess"], "game.name: expected one of ['connect4', 'tictactoe'], got 'chess'"),
-        (["experiment=tiny", "trainer.batch_size=5000"], "trainer.batch_size: expected <= trainer.replay_capacity"),
+        (
+            ["experiment=tiny", "trainer.batch_size=5000"],
+            "trainer.batch_size: expected <= trainer.replay_capacity",
+        ),
         (["trainer.learning_rate=nan"], "trainer.learning_rate: expected a finite number > 0, got nan"),
         (["mcts.c_base=-5"], "mcts.c_base: expected a finite number > 0, got -5"),
     ],
@@ -330,23 +457,43 @@ def test_an_unknown_game_group_lists_the_options(compose):
 @pytest.mark.parametrize(
     "overrides, expected",
     [
-        (["mcts.num_simulation=3"], "train: invalid configuration: mcts.num_simulation: unknown key; accepted keys of mcts:"),
-        (["selfplay.num_actors=0"], "train: invalid configuration: selfplay.num_actors: expected a finite number > 0, got 0"),
+        (
+            ["mcts.num_simulation=3"],
+            "train: invalid configuration: mcts.num_simulation: unknown key; accepted keys of mcts:",
+        ),
+        (
+            ["selfplay.num_actors=0"],
+            "train: invalid configuration: selfplay.num_actors: expected a finite number > 0, got 0",
+        ),
         (["game=chess"], "Could not find 'game/chess' Available options in 'game': connect4 tictactoe"),
         (["mcts.num_simulations=-3"], "mcts.num_simulations: expected a finite number > 0, got -3"),
-        (["selfplay.games_per_actor=many"], "Value 'many' of type 'str' could not be converted to Integer full_key: selfplay.games_per_actor"),
-        (["experiment=tiny", "trainer.batch_size=5000"], "trainer.batch_size: expected <= trainer.replay_capacity (2000), got 5000"),
+        (
+            ["selfplay.games_per_actor=many"],
+            "Value 'many' of type 'str' could not be converted to Integer full_key: selfplay.games_per_actor",
+        ),
+        (
+            ["experiment=tiny", "trainer.batch_size=5000"],
+            "trainer.batch_size: expected <= trainer.replay_capacity (2000), got 5000",
+        ),
     ],
 )
 def test_the_train_command_stops_before_ray_with_the_message(tmp_path, overrides, expected):
     run_dir = tmp_path / "run"
-    command = [sys.executable, "-m", "trainer.cli", *overrides, f"hydra.run.dir={run_dir}",
-               "ray.address=127.0.0.1:1"]  # nothing listens there: starting Ray would fail differently
+    command = [
+        sys.executable,
+        "-m",
+        "trainer.cli",
+        *overrides,
+        f"hydra.run.dir={run_dir}",
+        "ray.address=127.0.0.1:1",
+    ]  # nothing listens there: starting Ray would fail differently
     env = {**os.environ, "COLUMNS": "1000"}
-    result = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
     output = " ".join((result.stdout + result.stderr).split())
     assert result.returncode != 0
     assert expected in output, output[-2000:]
     assert "Traceback" not in output
-    assert "127.0.0.1:1" not in output.replace(f"ray.address=127.0.0.1:1", "")
+    assert "127.0.0.1:1" not in output.replace("ray.address=127.0.0.1:1", "")
     assert not (run_dir / "actors.json").exists() and not (run_dir / "checkpoints").exists()

@@ -28,7 +28,14 @@ TRAIN = [sys.executable, "-m", "trainer.cli", "experiment=tiny", "game=tictactoe
 
 #: tic-tac-toe's 8 lines, as sets of cells 0-8
 LINES = [
-    (0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6),
+    (0, 1, 2),
+    (3, 4, 5),
+    (6, 7, 8),
+    (0, 3, 6),
+    (1, 4, 7),
+    (2, 5, 8),
+    (0, 4, 8),
+    (2, 4, 6),
 ]
 
 
@@ -38,7 +45,13 @@ def train(*overrides: str, fault: str | None = None, timeout: float = 300) -> su
     if fault:
         env["TABULA_RASA_FAULT"] = fault
     return subprocess.run(
-        [*TRAIN, *overrides], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=timeout
+        [*TRAIN, *overrides],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
 
 
@@ -90,7 +103,9 @@ def whole_game_problems(state: dict, random_opening_plies: int) -> list[str]:
             problems.append(f"game {game_id}: starts at ply {stones[0]} (the front is missing)")
         for t in range(end - start - 1):
             placed = other[t + 1] & ~mover[t]
-            if not ((mover[t + 1] == other[t]).all() and (other[t + 1] >= mover[t]).all() and placed.sum() == 1):
+            if not (
+                (mover[t + 1] == other[t]).all() and (other[t + 1] >= mover[t]).all() and placed.sum() == 1
+            ):
                 problems.append(f"game {game_id}: positions {t} and {t + 1} are not consecutive plies")
                 break
         z = values[start:end]
@@ -102,22 +117,30 @@ def whole_game_problems(state: dict, random_opening_plies: int) -> list[str]:
         if z[-1] == 1.0 and not winning:
             problems.append(f"game {game_id}: ends with value +1 but no winning move is left (cut short)")
         elif z[-1] == 0.0 and (len(last_empty) != 1 or winning):
-            problems.append(f"game {game_id}: ends with value 0 but {len(last_empty)} cells are empty (cut short)")
+            problems.append(
+                f"game {game_id}: ends with value 0 but {len(last_empty)} cells are empty (cut short)"
+            )
         elif z[-1] not in (0.0, 1.0):
-            problems.append(f"game {game_id}: the last position's value is {z[-1]}, the player to move cannot lose")
+            problems.append(
+                f"game {game_id}: the last position's value is {z[-1]}, the player to move cannot lose"
+            )
     return problems
 
 
 def test_the_whole_game_check_finds_cut_games():
     """The checker itself: whole games pass; a game missing its end, or its middle, fails."""
-    from selfplay.replay_buffer import ReplayBuffer
-    from selfplay.runner import SelfPlayRunner
     from mcts import PUCTConfig
     from mcts.evaluators import uniform_evaluator
+    from selfplay.replay_buffer import ReplayBuffer
+    from selfplay.runner import SelfPlayRunner
 
     game = games.make("tictactoe")
     runner = SelfPlayRunner(
-        game, uniform_evaluator, PUCTConfig(num_simulations=4), 4, np.random.default_rng(0),
+        game,
+        uniform_evaluator,
+        PUCTConfig(num_simulations=4),
+        4,
+        np.random.default_rng(0),
         random_opening_plies=4,
     )
     buffer = ReplayBuffer(10_000, game, seed=0)
@@ -134,7 +157,9 @@ def test_the_whole_game_check_finds_cut_games():
     if len(middle) >= 3:
         keep = np.ones(len(ids), bool)
         keep[middle[1]] = False
-        cut_middle = {key: (value[keep] if key.startswith("train/") else value) for key, value in state.items()}
+        cut_middle = {
+            key: (value[keep] if key.startswith("train/") else value) for key, value in state.items()
+        }
         assert any("consecutive" in p for p in whole_game_problems(cut_middle, 4))
 
 
@@ -142,7 +167,8 @@ def test_the_whole_game_check_finds_cut_games():
 def test_dead_selfplay_and_arena_actors_are_replaced_and_the_buffer_holds_whole_games(tmp_path):
     run_dir = tmp_path / "run"
     result = train(
-        f"hydra.run.dir={run_dir}", "run.max_steps=30",
+        f"hydra.run.dir={run_dir}",
+        "run.max_steps=30",
         fault="kill_selfplay_actor_at_step:2,kill_gating_actor_at_step:10",
     )
     output = " ".join((result.stdout + result.stderr).split())  # the status console wraps long lines
@@ -151,7 +177,9 @@ def test_dead_selfplay_and_arena_actors_are_replaced_and_the_buffer_holds_whole_
     assert "fault injection: killing the selfplay actor at step 2" in output
     assert "self-play actor 0 died (ActorDiedError); starting a replacement" in output
     assert "fault injection: killing the gating actor at step 10" in output
-    assert re.search(r"the arena actor died at step \d+; its gating match is dropped and a new arena actor starts", output)
+    assert re.search(
+        r"the arena actor died at step \d+; its gating match is dropped and a new arena actor starts", output
+    )
     assert "run finished (max_steps): 30 steps" in output  # training went on
     latest = ckpt.load_latest_checkpoint(run_dir)
     counters = latest.counters

@@ -44,7 +44,13 @@ def train(*overrides: str, timeout: float = 300) -> tuple[int, str]:
     env = {key: value for key, value in os.environ.items() if key != "TABULA_RASA_FAULT"}
     env["COLUMNS"] = "1000"  # the status console does not wrap messages
     result = subprocess.run(
-        [*TRAIN, *overrides], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=timeout
+        [*TRAIN, *overrides],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
     return result.returncode, " ".join((result.stdout + result.stderr).split())
 
@@ -89,14 +95,19 @@ def test_no_readable_checkpoint_stops_before_ray_and_runs_no_code(finished_run, 
     marker = tmp_path / "pwned"
     random_bytes = np.random.default_rng(7).integers(0, 256, 5000, dtype=np.uint8).tobytes()
     ckpt.checkpoint_file(run_dir, 10).write_bytes(random_bytes)
-    torch.save({"format": "tabula-rasa-checkpoint", "model": _Exploit(marker)}, ckpt.checkpoint_file(run_dir, 20))
+    torch.save(
+        {"format": "tabula-rasa-checkpoint", "model": _Exploit(marker)}, ckpt.checkpoint_file(run_dir, 20)
+    )
     pickle.loads(pickle.dumps(_Exploit(tmp_path / "proof")))  # the payload does run under plain pickle
     assert (tmp_path / "proof").is_dir()
     code, output = train(f"hydra.run.dir={run_dir}", f"resume={run_dir}", NO_RAY)
     assert code == 1, output[-3000:]
     assert "Traceback" not in output
     assert f"train: cannot resume {run_dir}: no readable checkpoint" in output
-    assert "ckpt_00000010.pt: cannot read checkpoint" in output and "ckpt_00000020.pt: cannot read checkpoint" in output
+    assert (
+        "ckpt_00000010.pt: cannot read checkpoint" in output
+        and "ckpt_00000020.pt: cannot read checkpoint" in output
+    )
     assert "UnpicklingError" in output  # refused by torch.load(weights_only=True), not run
     assert not marker.exists()
     assert "127.0.0.1:1" not in output  # it never tried to reach Ray
@@ -106,7 +117,10 @@ def test_no_readable_checkpoint_stops_before_ray_and_runs_no_code(finished_run, 
 
 @pytest.mark.parametrize(
     "override, named",
-    [("game=connect4", "game.name: the run has 'tictactoe'"), ("network.mlp_hidden=[16,16]", "network.mlp_hidden")],
+    [
+        ("game=connect4", "game.name: the run has 'tictactoe'"),
+        ("network.mlp_hidden=[16,16]", "network.mlp_hidden"),
+    ],
 )
 def test_another_game_or_network_is_refused_before_ray(finished_run, tmp_path, override, named):
     run_dir = copy_of(finished_run, tmp_path)
@@ -118,7 +132,12 @@ def test_another_game_or_network_is_refused_before_ray(finished_run, tmp_path, o
     env["COLUMNS"] = "1000"  # the status console does not wrap messages
     result = subprocess.run(
         [*command, f"hydra.run.dir={run_dir}", f"resume={run_dir}", NO_RAY],
-        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300,
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     output = " ".join((result.stdout + result.stderr).split())
     assert result.returncode == 1, output[-3000:]
@@ -170,4 +189,6 @@ def test_a_resumed_run_starts_exactly_where_the_checkpoint_left_off_i5(finished_
     assert buffer["train_games_added"] >= saved_buffer["train_games_added"] > 0
     count = len(saved_buffer["train/values"])
     for name in ("observations", "legal_masks", "policies", "values", "game_ids"):
-        np.testing.assert_array_equal(buffer[f"train/{name}"][:count], saved_buffer[f"train/{name}"], err_msg=name)
+        np.testing.assert_array_equal(
+            buffer[f"train/{name}"][:count], saved_buffer[f"train/{name}"], err_msg=name
+        )

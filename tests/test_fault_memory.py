@@ -33,11 +33,17 @@ def test_200_selfplay_games_return_memory_to_its_baseline_k1():
     try:
         game = games.make("tictactoe")
         model = build_network(
-            NetworkConfig(kind="mlp", mlp_hidden=(32, 32), value_hidden=16), game.observation_shape, game.num_actions
+            NetworkConfig(kind="mlp", mlp_hidden=(32, 32), value_hidden=16),
+            game.observation_shape,
+            game.num_actions,
         )
         evaluator = TorchEvaluator(model, device="cpu")
         runner = SelfPlayRunner(
-            game, evaluator.evaluate, PUCTConfig(num_simulations=8), 8, np.random.default_rng(0),
+            game,
+            evaluator.evaluate,
+            PUCTConfig(num_simulations=8),
+            8,
+            np.random.default_rng(0),
             random_opening_plies=2,
         )
 

@@ -15,8 +15,6 @@ import io
 import os
 import re
 
-import numpy as np
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -62,7 +60,9 @@ def deep_positions(draw) -> str:
     return moves
 
 
-GARBAGE = st.text(alphabet=st.sampled_from("12345670 89\t-x+.#\u00e9\u2028\x00\x0b\ufeff"), max_size=40) | st.text(max_size=30)
+GARBAGE = st.text(
+    alphabet=st.sampled_from("12345670 89\t-x+.#\u00e9\u2028\x00\x0b\ufeff"), max_size=40
+) | st.text(max_size=30)
 SOLVE_LINE = st.one_of(
     GARBAGE,
     deep_positions(),
@@ -72,7 +72,9 @@ SOLVE_LINE = st.one_of(
 
 def _stdin(text: str, raw: bytes = b"") -> io.TextIOWrapper:
     # as solve_cli.main wraps the real stdin: undecodable bytes become U+FFFD
-    return io.TextIOWrapper(io.BytesIO(text.encode("utf-8", "surrogatepass") + raw), encoding="utf-8", errors="replace")
+    return io.TextIOWrapper(
+        io.BytesIO(text.encode("utf-8", "surrogatepass") + raw), encoding="utf-8", errors="replace"
+    )
 
 
 @FUZZ
@@ -89,7 +91,9 @@ def test_solve_answers_every_line_and_never_raises(lines, raw, analyze):
         if not _quick_to_solve(token):  # bytes joined onto a line can make a short valid position
             return
     stdout, stderr = io.StringIO(), io.StringIO()
-    status = solve_cli.main(["--analyze"] if analyze else [], stdin=_stdin(text, raw), stdout=stdout, stderr=stderr)
+    status = solve_cli.main(
+        ["--analyze"] if analyze else [], stdin=_stdin(text, raw), stdout=stdout, stderr=stderr
+    )
     TRIED["solve lines"] += len(expected_lines)
     answered = stdout.getvalue().splitlines()
     errors = [line for line in stderr.getvalue().splitlines() if re.match(r"line \d+: ", line)]
@@ -110,15 +114,43 @@ def test_solve_answers_every_line_and_never_raises(lines, raw, analyze):
 
 
 # ------------------------------------------------------------------------------------- engine
-TOKENS = st.sampled_from([
-    "position", "go", "analyze", "isready", "quit", "sims", "position", "go", "analyze",
-    "0", "1", "3", "-1", "100001", "99999999999999999999", "abc", "4453", "159", "1234567", "44444444",
-    "", "\t", "\u00e9", "POSITION", "go\x00", "sims\u2028", "5" * 50,
-])
+TOKENS = st.sampled_from(
+    [
+        "position",
+        "go",
+        "analyze",
+        "isready",
+        "quit",
+        "sims",
+        "position",
+        "go",
+        "analyze",
+        "0",
+        "1",
+        "3",
+        "-1",
+        "100001",
+        "99999999999999999999",
+        "abc",
+        "4453",
+        "159",
+        "1234567",
+        "44444444",
+        "",
+        "\t",
+        "\u00e9",
+        "POSITION",
+        "go\x00",
+        "sims\u2028",
+        "5" * 50,
+    ]
+)
 ENGINE_LINE = st.one_of(
     st.lists(TOKENS, min_size=0, max_size=5).map(" ".join),
     st.tuples(st.just("position"), st.text(alphabet="0123456789", max_size=12)).map(" ".join),
-    st.tuples(st.sampled_from(["go sims", "analyze sims"]), st.integers(-3, 12)).map(lambda t: f"{t[0]} {t[1]}"),
+    st.tuples(st.sampled_from(["go sims", "analyze sims"]), st.integers(-3, 12)).map(
+        lambda t: f"{t[0]} {t[1]}"
+    ),
     st.text(max_size=25),
 )
 
@@ -134,7 +166,9 @@ def _answers_expected(line: str) -> tuple[int, int]:
 
 
 @FUZZ
-@given(game_name=st.sampled_from(["tictactoe", "connect4"]), lines=st.lists(ENGINE_LINE, min_size=1, max_size=8))
+@given(
+    game_name=st.sampled_from(["tictactoe", "connect4"]), lines=st.lists(ENGINE_LINE, min_size=1, max_size=8)
+)
 def test_engine_answers_every_command_and_goes_on(game_name, lines):
     game = games.make(game_name)
     stdout = io.StringIO()
@@ -172,8 +206,14 @@ def test_engine_survives_bytes_that_are_not_text(chunks):
     # as play_cli.main reconfigures the real stdin: undecodable bytes become U+FFFD
     stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace")
     stdout = io.StringIO()
-    engine = Engine(games.make("tictactoe"), uniform_evaluator, num_simulations=4, seed=0, stdout=stdout,
-                    max_simulations=16)
+    engine = Engine(
+        games.make("tictactoe"),
+        uniform_evaluator,
+        num_simulations=4,
+        seed=0,
+        stdout=stdout,
+        max_simulations=16,
+    )
     TRIED["engine lines"] += len(chunks) + 1
     status = engine.run(stdin)
     assert status == 0
@@ -193,13 +233,17 @@ def test_solve_process_with_binary_garbage_answers_and_exits_1():
     deep = "5616445371234311112735"  # 22 stones, a valid unfinished position
     data = b"\xff\xfe garbage\n\x00\n" + deep.encode() + b" 0\n\n55555555\n" + deep.encode()
     result = subprocess.run(
-        [sys.executable, "-m", "games.connect4.solve_cli"], input=data, capture_output=True, timeout=120
+        [sys.executable, "-m", "games.connect4.solve_cli"],
+        input=data,
+        capture_output=True,
+        timeout=120,
+        check=False,
     )
     err = result.stderr.decode()
     assert result.returncode == 1, err
     assert "Traceback" not in err
     assert [line.split()[0] for line in result.stdout.decode().splitlines()] == [deep, deep]
-    assert re.findall(r"^line (\d+): ", err, flags=re.M) == ["1", "2", "4", "5"]
+    assert re.findall(r"^line (\d+): ", err, flags=re.MULTILINE) == ["1", "2", "4", "5"]
     assert err.splitlines()[-1] == "4 invalid line(s)"
 
 
