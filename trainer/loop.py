@@ -176,9 +176,11 @@ class TrainingRun:
             system_config = {}
             if "RAY_task_events_max_num_task_in_gcs" not in os.environ:  # the user's setting wins
                 system_config["task_events_max_num_task_in_gcs"] = RAY_TASK_EVENTS_KEPT
+            # address="local": always a new Ray of this run's own, even while another one (a `ray start`,
+            # another process's test cluster) is running on the machine, which a plain ray.init() would join
             ray.init(
-                num_cpus=rc.num_cpus, num_gpus=rc.num_gpus, object_store_memory=rc.object_store_memory,
-                _system_config=system_config, **kwargs
+                address="local", num_cpus=rc.num_cpus, num_gpus=rc.num_gpus,
+                object_store_memory=rc.object_store_memory, _system_config=system_config, **kwargs
             )
         self.started_ray = True
 
