@@ -186,7 +186,7 @@ def _expected_game(expected_game) -> tuple[str | None, int | None, tuple | None,
     )
 
 
-def _describe_load_error(error: Exception) -> str:
+def describe_load_error(error: Exception) -> str:
     """One line on why ``torch.load(weights_only=True)`` refused a file.
 
     torch's own message advises retrying with ``weights_only=False``, which would run whatever code
@@ -221,7 +221,7 @@ def _read_payload(path: Path, map_location) -> dict:
         raise ValueError(
             f"cannot read model weights from {path}: expected a file written by "
             "networks.checkpoint.save_model (torch.save of tensors and plain types, read with "
-            f"weights_only=True); {_describe_load_error(error)}"
+            f"weights_only=True); {describe_load_error(error)}"
         ) from error
     if isinstance(obj, dict) and obj.get("format") != FORMAT and isinstance(obj.get("model"), dict):
         obj = obj["model"]  # a training checkpoint embedding model_payload()

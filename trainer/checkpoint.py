@@ -53,7 +53,7 @@ import torch
 
 from games.base import Game
 from networks.atomic import atomic_write, atomic_write_text
-from networks.checkpoint import check_plain, model_payload
+from networks.checkpoint import check_plain, describe_load_error, model_payload
 from networks.config import NetworkConfig
 from selfplay.replay_buffer import ReplayBuffer, read_buffer_file, write_buffer_file
 from trainer.learner import Learner
@@ -405,10 +405,9 @@ def load_checkpoint(path: str | os.PathLike, map_location="cpu", check_buffer: b
     try:
         payload = torch.load(path, map_location=map_location, weights_only=True)
     except Exception as error:  # truncated zip, random bytes, a forbidden global in the pickle...
-        first_line = (str(error).strip().splitlines() or [""])[0]
         raise ValueError(
-            f"cannot read checkpoint {path}: truncated, corrupt or not a checkpoint written by "
-            f"trainer.checkpoint.save_checkpoint ({type(error).__name__}: {first_line})"
+            f"cannot read checkpoint {path}: expected a checkpoint written by "
+            f"trainer.checkpoint.save_checkpoint; {describe_load_error(error)}"
         ) from error
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         found = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
