@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from trainer.loop import make_learner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -261,7 +263,6 @@ def test_whatever_validate_accepts_the_components_accept(
     from networks import build_network
     from selfplay.replay_buffer import ReplayBuffer
     from trainer.config import network_config
-    from trainer.learner import Learner
 
     config = tiny_config(
         **{
@@ -303,17 +304,7 @@ def test_whatever_validate_accepts_the_components_accept(
     game = games.make(config.game.name)
     tr = config.trainer
     model = build_network(network_config(config), game.observation_shape, game.num_actions)
-    Learner(
-        model,
-        optimizer=tr.optimizer,
-        learning_rate=tr.learning_rate,
-        momentum=tr.momentum,
-        weight_decay=tr.weight_decay,
-        lr_schedule=tr.lr_schedule,
-        lr_schedule_samples=tr.lr_schedule_samples,
-        grad_clip=tr.grad_clip,
-        device=tr.device,
-    )
+    make_learner(config, model)
     ReplayBuffer(tr.replay_capacity, game, seed=0, min_positions_to_sample=max(1, tr.min_replay_positions))
 
 

@@ -92,6 +92,24 @@ class RunSummary:
     stopped_by: str
 
 
+def make_learner(config: TrainSchema, model):
+    """The ``trainer.learner.Learner`` that ``config.trainer`` describes, for ``model``."""
+    from trainer.learner import Learner
+
+    tr = config.trainer
+    return Learner(
+        model,
+        optimizer=tr.optimizer,
+        learning_rate=tr.learning_rate,
+        momentum=tr.momentum,
+        weight_decay=tr.weight_decay,
+        lr_schedule=tr.lr_schedule,
+        lr_schedule_samples=tr.lr_schedule_samples,
+        grad_clip=tr.grad_clip,
+        device=tr.device,
+    )
+
+
 def check_resume_compatible(saved: dict, current: dict) -> None:
     """Raise ValueError naming every immutable key whose value differs from the saved run."""
     problems = []
@@ -145,23 +163,12 @@ class TrainingRun:
         import torch
 
         from networks import build_network
-        from trainer.learner import Learner
 
         tr = self.config.trainer
         torch.set_num_threads(tr.torch_threads)
         torch.manual_seed(self.config.run.seed)
         model = build_network(self.network_config, self.game.observation_shape, self.game.num_actions)
-        self.learner = Learner(
-            model,
-            optimizer=tr.optimizer,
-            learning_rate=tr.learning_rate,
-            momentum=tr.momentum,
-            weight_decay=tr.weight_decay,
-            lr_schedule=tr.lr_schedule,
-            lr_schedule_samples=tr.lr_schedule_samples,
-            grad_clip=tr.grad_clip,
-            device=tr.device,
-        )
+        self.learner = make_learner(self.config, model)
 
     def _start_ray(self) -> None:
         import ray
