@@ -5,6 +5,13 @@ Usage::
     python scripts/bench_solver.py                       # every set, up to 60 s each, no book
     python scripts/bench_solver.py --positions 200 --time-cap 20 --sets Test_L3_R1 Test_L2_R1
     python scripts/bench_solver.py --book                # with the shipped opening book
+    python scripts/bench_solver.py --optimal-moves --positions 20   # perfect-play move choice
+
+``--optimal-moves`` benchmarks choosing a perfect move instead, on the project's own labelled sets
+(``games/connect4/positions``): for each position, from an empty transposition table, the CPU time
+of scoring every column (``Solver.analyze``) and of finding the columns that keep the score
+(``Solver.optimal_moves``: one solve, then a null-window test per column), and whether both agree
+with the labels. Prints the mean of each and their ratio per set.
 
 For each file of ``../shared/data/connect4`` (relative to the repository; an absent folder gives
 ``"sets": {}`` and a ``"skipped"`` reason), in Pons' order: the mean wall time per position in
@@ -99,6 +106,44 @@ def bench_set(path: Path, max_positions: int | None, time_cap: float, use_book: 
     return out
 
 
+def bench_optimal_moves(name: str, max_positions: int | None, time_cap: float) -> dict:
+    """Mean CPU seconds of ``analyze`` and ``optimal_moves`` per position of a labelled set."""
+    from games.connect4.positions import load_position_set
+    from games.connect4.solver import Solver
+
+    labelled = load_position_set(name)
+    solver = Solver(use_book=False)
+    solver.optimal_moves("4455")  # warm the dispatchers
+    solver.analyze("4455")
+    limit = len(labelled) if max_positions is None else min(max_positions, len(labelled))
+    analyze_cpu = optimal_cpu = 0.0
+    correct = done = 0
+    while done < limit and analyze_cpu + optimal_cpu < time_cap:
+        moves = labelled.moves[done]
+        solver.reset()
+        c0 = time.process_time()
+        scores = solver.analyze(moves)
+        analyze_cpu += time.process_time() - c0
+        solver.reset()
+        c0 = time.process_time()
+        score, optimal = solver.optimal_moves(moves)
+        optimal_cpu += time.process_time() - c0
+        best = max(x for x in scores if x is not None)
+        correct += int(
+            score == best == labelled.values[done]
+            and optimal.tolist() == labelled.optimal_mask[done].tolist()
+            and [x == best for x in scores] == labelled.optimal_mask[done].tolist()
+        )
+        done += 1
+    return {
+        "positions": done,
+        "analyze_mean_ms": round(analyze_cpu / done * 1e3, 3) if done else None,
+        "optimal_moves_mean_ms": round(optimal_cpu / done * 1e3, 3) if done else None,
+        "speedup": round(analyze_cpu / optimal_cpu, 2) if optimal_cpu > 0 else None,
+        "correct": correct,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=None, help="positions per set (default all)")
@@ -108,6 +153,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--book", action="store_true", help="use the shipped opening book")
     parser.add_argument("--sets", nargs="*", default=None, help="set names (default every Test_* file)")
     parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (default the last allowed one)")
+    parser.add_argument(
+        "--optimal-moves",
+        action="store_true",
+        help="time perfect-move choice (analyze vs optimal_moves) on the project's labelled sets; "
+        "--sets then names those sets (default begin_easy middle_medium begin_medium)",
+    )
     args = parser.parse_args(argv)
     if args.positions is not None and args.positions < 1:
         parser.error("--positions must be at least 1")
@@ -130,6 +181,18 @@ def main(argv: list[str] | None = None) -> int:
         "timing": "compiled search only; parsing and compilation excluded; TT kept across a set",
         "sets": {},
     }
+    if args.optimal_moves:
+        from games.connect4.positions import SET_NAMES
+
+        result.update(benchmark="connect4_optimal_moves", data_dir="games/connect4/positions", book=False)
+        result["timing"] = "CPU time per position, empty transposition table before each call"
+        for name in args.sets or ["begin_easy", "middle_medium", "begin_medium"]:
+            if name not in SET_NAMES:
+                parser.error(f"--sets: unknown labelled set {name!r}; expected one of {', '.join(SET_NAMES)}")
+            result["sets"][name] = bench_optimal_moves(name, args.positions, args.time_cap)
+            print(f"{name}: {result['sets'][name]}", file=sys.stderr, flush=True)
+        print(json.dumps(result, indent=2))
+        return 0
     if not DATA_DIR.is_dir():
         result["skipped"] = f"data folder {DATA_DIR} not found"
         print(json.dumps(result, indent=2))

@@ -39,7 +39,7 @@ from games.connect4.solver import (
     WIDTH,
     Position,
     Solver,
-    _has_four,
+    has_four,
     parse_moves,
 )
 
@@ -59,7 +59,7 @@ def children(p: Position):
         if p.mask & (1 << (HEIGHT - 1 + col * COLUMN_BITS)):
             continue
         move = (p.mask + (1 << (col * COLUMN_BITS))) & (((1 << HEIGHT) - 1) << (col * COLUMN_BITS))
-        won = _has_four(p.position | move)
+        won = has_four(p.position | move)
         yield col, won, Position(p.position ^ p.mask, p.mask | move, p.num_moves + 1)
 
 

@@ -52,7 +52,7 @@ from games.connect4.solver import (
     NUM_CELLS,
     WIDTH,
     Solver,
-    _has_four,
+    has_four,
     _winning_cells,
     parse_moves,
 )
@@ -99,7 +99,7 @@ class Board:
         return (self.mask + (1 << (col * COLUMN_BITS))) & (((1 << HEIGHT) - 1) << (col * COLUMN_BITS))
 
     def wins(self, col: int) -> bool:
-        return _has_four(self.position | self.move_bit(col))
+        return has_four(self.position | self.move_bit(col))
 
     def play(self, col: int) -> None:
         move = self.move_bit(col)

@@ -158,6 +158,20 @@ def test_solver_player_picks_the_fastest_win_and_only_best_moves(connect4):
     assert all(SolverPlayer(rng=seed).select_action(connect4, state) == 1 for seed in range(5))
 
 
+def test_connect4_solver_player_spreads_over_every_optimal_move(connect4):
+    from games.connect4.positions import load_position_set
+
+    labelled = load_position_set("middle_easy")
+    rows = [i for i in range(len(labelled)) if labelled.optimal_mask[i].sum() >= 3][:3]
+    assert rows, "middle_easy has positions with three or more optimal columns"
+    for i in rows:
+        state = connect4.initial_state()
+        for action in connect4.parse_moves(labelled.moves[i]):
+            state = connect4.result(state, action)
+        picks = {SolverPlayer(rng=seed).select_action(connect4, state) for seed in range(30)}
+        assert picks == set(np.flatnonzero(labelled.optimal_mask[i]).tolist()), labelled.moves[i]
+
+
 def test_connect4_action_scores_match_the_solver_analysis(connect4):
     from games.connect4.solver import analyze
 

@@ -177,6 +177,39 @@ def test_analyze_matches_brute_force(solver, ply, seed):
         assert solver.solve(moves) == max(legal)
 
 
+@pytest.mark.parametrize("ply,seed", [(33, 4), (36, 5)])
+def test_optimal_moves_match_brute_force(solver, ply, seed):
+    for moves in random_late_positions(12, ply, seed):
+        p = parse_moves(moves)
+        expected = [brute_force_move(p.position, p.mask, p.num_moves, c) for c in range(WIDTH)]
+        best = max(e for e in expected if e is not None)
+        score, optimal = solver.optimal_moves(moves)
+        assert score == best, moves
+        assert optimal.tolist() == [e == best for e in expected], moves
+
+
+@pytest.mark.parametrize("name,limit", [("end_easy", 200), ("middle_easy", 200), ("middle_medium", 40)])
+def test_optimal_moves_match_the_labelled_sets(solver, name, limit):
+    from games.connect4.positions import load_position_set
+
+    labelled = load_position_set(name)
+    for i, moves in enumerate(labelled.moves[:limit]):
+        score, optimal = solver.optimal_moves(moves)
+        assert score == labelled.values[i], moves
+        assert optimal.tolist() == labelled.optimal_mask[i].tolist(), moves
+
+
+def test_optimal_moves_immediate_win_and_last_cell(solver):
+    # X holds 4, 5, 6 on the bottom row: columns 3 and 7 win at once, score (42 + 1 - 6) // 2 = 18
+    score, optimal = solver.optimal_moves("445566")
+    assert score == 18
+    assert optimal.tolist() == [False, False, True, False, False, False, True]
+    score, optimal = solver.optimal_moves(DRAWN_GAME[:-1])  # one cell left, filling it draws
+    assert (score, optimal.tolist()) == (0, [False] * 6 + [True])
+    with pytest.raises(ValueError, match="board is full"):
+        solver.optimal_moves(DRAWN_GAME)
+
+
 # --------------------------------------------------------------------------- API behaviour
 @pytest.mark.parametrize(
     "moves,words",

@@ -49,6 +49,36 @@ def test_bench_prints_one_json_object(connect4_test_sets):
         assert row["pons_nodes"] == pons_nodes
 
 
+def test_optimal_moves_bench_agrees_with_the_labels():
+    proc = subprocess.run(
+        [sys.executable, "scripts/bench_solver.py", "--optimal-moves", "--positions", "5", "--sets", "end_easy",
+         "middle_easy"],
+        capture_output=True,
+        cwd=REPO_ROOT,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    result = json.loads(proc.stdout)
+    assert result["benchmark"] == "connect4_optimal_moves"
+    for name in ("end_easy", "middle_easy"):
+        row = result["sets"][name]
+        assert row["positions"] == 5 and row["correct"] == 5
+        assert row["analyze_mean_ms"] > 0 and row["optimal_moves_mean_ms"] >= 0
+
+
+def test_optimal_moves_bench_rejects_an_unknown_set():
+    proc = subprocess.run(
+        [sys.executable, "scripts/bench_solver.py", "--optimal-moves", "--sets", "Test_L3_R1"],
+        capture_output=True,
+        cwd=REPO_ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert "unknown labelled set 'Test_L3_R1'" in proc.stderr.decode()
+
+
 def test_plies_left_and_buckets():
     sets = load_script("make_connect4_sets")
     # Pons' examples: "4455" (ply 4) scores 18: the side to move wins with its 4th stone, 3 plies on

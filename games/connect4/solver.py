@@ -28,7 +28,7 @@ Move strings are the 1-based column digits played from the empty board, e.g. ``"
 
 Public API: :func:`solve`, :func:`analyze` (module-level, sharing one lazily created
 :class:`Solver`), :class:`Solver` (keeps its transposition table between calls and counts
-nodes), :func:`parse_moves`.
+nodes; :meth:`Solver.optimal_moves` for perfect play), :func:`parse_moves`, :func:`has_four`.
 """
 
 from __future__ import annotations
@@ -401,6 +401,65 @@ def _analyze(position, mask, num_moves, table, book_keys, book_values, book_dept
     nodes[0] = counters[0]
 
 
+@njit(cache=True)
+def _optimal_moves(
+    position, mask, num_moves, table, book_keys, book_values, book_depth, use_mirror, optimal, nodes
+):
+    """Exact score of an unfinished position and which columns keep it (``optimal``: `[7]` bool).
+
+    Cheaper than scoring every column (:func:`_analyze`): the position is solved once, then each
+    column ``c`` is tested with one null-window search on its child, ``score(child) <= -score``,
+    which holds exactly for the moves that keep the score (every child scores at least ``-score``).
+    The tests reuse the transposition table the root search filled.
+    """
+    stack = np.zeros((_MAX_PLIES, 8), dtype=np.int64)
+    move_stack = np.zeros((_MAX_PLIES, WIDTH), dtype=np.int64)
+    counters = np.zeros(1, dtype=np.int64)
+    wins = _winning_cells(position, mask)
+    can_win = False
+    for col in range(WIDTH):
+        optimal[col] = False
+        if mask & _TOP_MASKS[col] == 0 and (mask + BOTTOM_MASK) & _COLUMN_MASKS[col] & wins:
+            optimal[col] = True
+            can_win = True
+    if can_win:
+        nodes[0] = 0
+        return (NUM_CELLS + 1 - num_moves) // 2
+    score = _solve(
+        position, mask, num_moves, table, book_keys, book_values, book_depth, use_mirror, stack, move_stack, counters
+    )
+    for col in range(WIDTH):
+        if mask & _TOP_MASKS[col]:
+            continue
+        child_position = position ^ mask
+        child_mask = mask | ((mask + BOTTOM_MASK) & _COLUMN_MASKS[col])
+        child_moves = num_moves + 1
+        if child_moves == NUM_CELLS:
+            child_score = 0  # the last cell, no four in a row
+        elif _can_win_next(child_position, child_mask):
+            child_score = (NUM_CELLS + 1 - child_moves) // 2
+        else:
+            r = _negamax(
+                child_position,
+                child_mask,
+                child_moves,
+                -score,
+                -score + 1,
+                table,
+                book_keys,
+                book_values,
+                book_depth,
+                use_mirror,
+                stack,
+                move_stack,
+                counters,
+            )
+            child_score = -score if r <= -score else -score + 1
+        optimal[col] = child_score == -score
+    nodes[0] = counters[0]
+    return score
+
+
 # --------------------------------------------------------------------------- parsing
 @dataclass(frozen=True)
 class Position:
@@ -422,7 +481,8 @@ class Position:
         return self.position + self.mask
 
 
-def _has_four(bitboard: int) -> bool:
+def has_four(bitboard: int) -> bool:
+    """Whether the stones of ``bitboard`` (one side's, bit ``col * 7 + row``) hold four in a row."""
     for s in (1, COLUMN_BITS, COLUMN_BITS - 1, COLUMN_BITS + 1):
         m = bitboard & (bitboard >> s)
         if m & (m >> (2 * s)):
@@ -459,7 +519,7 @@ def parse_moves(moves: str, allow_empty: bool = False) -> Position:
         if mask & (1 << (HEIGHT - 1 + col * COLUMN_BITS)):
             raise ValueError(f"move {i + 1}: column {ch} is already full")
         move = (mask + (1 << (col * COLUMN_BITS))) & (((1 << HEIGHT) - 1) << (col * COLUMN_BITS))
-        if _has_four(position | move):
+        if has_four(position | move):
             raise ValueError(f"move {i + 1}: column {ch} makes four in a row, so the position is already won")
         position ^= mask
         mask |= move
@@ -577,6 +637,38 @@ class Solver:
         _analyze(p.position, p.mask, p.num_moves, *self._args(), scores, nodes)
         self.node_count = int(nodes[0])
         return [None if s == NO_SCORE else int(s) for s in scores]
+
+
+    def optimal_moves_parsed(self, position: Position) -> tuple[int, np.ndarray]:
+        """Exact score of a parsed, unfinished position and the columns that keep it.
+
+        Perfect play needs only this, not every column's score (:meth:`analyze`): the position is
+        solved once and each column is then checked with one null-window search: 1.4x less CPU
+        time than :meth:`analyze` on the project's ``middle_medium`` set, 3.2x on ``begin_medium``,
+        and no search at all when a move wins at once (``scripts/bench_solver.py --optimal-moves``).
+
+        Returns:
+            ``(score, optimal)``: the score for the side to move (Pons' convention) and a `[7]`
+            bool array, ``optimal[c]`` true when playing 0-based column ``c`` keeps that score.
+
+        Raises:
+            ValueError: if the position is finished (a full board).
+        """
+        if position.num_moves >= NUM_CELLS:
+            raise ValueError("the board is full: no move to choose")
+        optimal = np.zeros(WIDTH, dtype=np.bool_)
+        nodes = np.zeros(1, dtype=np.int64)
+        score = _optimal_moves(position.position, position.mask, position.num_moves, *self._args(), optimal, nodes)
+        self.node_count = int(nodes[0])
+        return int(score), optimal
+
+    def optimal_moves(self, moves: str, allow_empty: bool = False) -> tuple[int, np.ndarray]:
+        """:meth:`optimal_moves_parsed` of a move string.
+
+        Raises:
+            ValueError: as :func:`parse_moves`, or for a full board.
+        """
+        return self.optimal_moves_parsed(parse_moves(moves, allow_empty))
 
 
 _DEFAULT_SOLVER: Solver | None = None
