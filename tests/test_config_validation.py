@@ -488,3 +488,17 @@ def test_the_train_command_stops_before_ray_with_the_message(tmp_path, overrides
     assert "Traceback" not in output
     assert "127.0.0.1:1" not in output.replace("ray.address=127.0.0.1:1", "")
     assert not (run_dir / "actors.json").exists() and not (run_dir / "checkpoints").exists()
+    assert not run_dir.exists(), "a refused configuration leaves no run folder behind"
+
+
+def test_a_refused_configuration_keeps_a_folder_that_holds_anything_else(tmp_path):
+    run_dir = tmp_path / "run"
+    (run_dir / "notes").mkdir(parents=True)
+    (run_dir / "notes" / "keep.txt").write_text("mine")
+    result = subprocess.run(
+        [sys.executable, "-m", "trainer.cli", "selfplay.num_actors=0", f"hydra.run.dir={run_dir}"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert result.returncode == 1
+    assert "selfplay.num_actors: expected a finite number > 0, got 0" in result.stderr
+    assert (run_dir / "notes" / "keep.txt").read_text() == "mine"

@@ -29,13 +29,22 @@ register_configs()
 def _main(cfg: DictConfig) -> None:
     from trainer.loop import RunStopped, TrainingRun
 
+    from trainer.config import validate
+
     config = to_train_config(cfg)  # the only DictConfig -> dataclass conversion (CASES M1, M2)
+    hydra_dir = Path(HydraConfig.get().runtime.output_dir)
+    try:
+        validate(config)
+    except ValueError as exc:
+        if not config.resume:
+            _remove_unused_run_dir(hydra_dir)
+        raise SystemExit(f"train: {exc}") from None
     if config.resume:
         run_dir = Path(config.resume)
         if not run_dir.is_dir():
             raise SystemExit(f"train: resume={config.resume}: no such run directory")
     else:
-        run_dir = Path(HydraConfig.get().runtime.output_dir)
+        run_dir = hydra_dir
     try:
         summary = TrainingRun(config, run_dir).run()
     except (ValueError, RunStopped) as exc:  # a clear message and exit status 1, no traceback
@@ -45,6 +54,22 @@ def _main(cfg: DictConfig) -> None:
         f"best version {summary.best_version} ({summary.promotions} promotions in {summary.gates} gates), "
         f"{summary.seconds:.0f} s; outputs in {summary.run_dir}"
     )
+
+
+def _remove_unused_run_dir(run_dir: Path) -> None:
+    """Delete a run folder Hydra created for a run that never started.
+
+    Only a folder holding nothing but Hydra's own files (``.hydra/`` and the job log) is removed,
+    so a rejected command line leaves no empty run behind and nothing else is ever lost.
+    """
+    import shutil
+
+    try:
+        entries = {p.name for p in run_dir.iterdir()}
+    except OSError:
+        return
+    if entries <= {".hydra", "cli.log"}:
+        shutil.rmtree(run_dir, ignore_errors=True)
 
 
 def main() -> None:
