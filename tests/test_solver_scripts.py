@@ -23,22 +23,18 @@ def load_script(name: str):
     return module
 
 
-def test_bench_prints_one_json_object(connect4_test_sets):
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "scripts/bench_solver.py",
-            "--positions",
-            "20",
-            "--sets",
-            "Test_L3_R1",
-            "Test_L2_R1",
-        ],
+def run_bench(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "scripts/bench_solver.py", *args],
         capture_output=True,
         cwd=REPO_ROOT,
         timeout=300,
         check=False,
     )
+
+
+def test_bench_prints_one_json_object(connect4_test_sets):
+    proc = run_bench("--positions", "20", "--sets", "Test_L3_R1", "Test_L2_R1")
     assert proc.returncode == 0, proc.stderr.decode()
     result = json.loads(proc.stdout)
     assert result["book"] is False
@@ -50,14 +46,7 @@ def test_bench_prints_one_json_object(connect4_test_sets):
 
 
 def test_optimal_moves_bench_agrees_with_the_labels():
-    proc = subprocess.run(
-        [sys.executable, "scripts/bench_solver.py", "--optimal-moves", "--positions", "5", "--sets", "end_easy",
-         "middle_easy"],
-        capture_output=True,
-        cwd=REPO_ROOT,
-        timeout=300,
-        check=False,
-    )
+    proc = run_bench("--optimal-moves", "--positions", "5", "--sets", "end_easy", "middle_easy")
     assert proc.returncode == 0, proc.stderr.decode()
     result = json.loads(proc.stdout)
     assert result["benchmark"] == "connect4_optimal_moves"
@@ -68,13 +57,7 @@ def test_optimal_moves_bench_agrees_with_the_labels():
 
 
 def test_optimal_moves_bench_rejects_an_unknown_set():
-    proc = subprocess.run(
-        [sys.executable, "scripts/bench_solver.py", "--optimal-moves", "--sets", "Test_L3_R1"],
-        capture_output=True,
-        cwd=REPO_ROOT,
-        timeout=120,
-        check=False,
-    )
+    proc = run_bench("--optimal-moves", "--sets", "Test_L3_R1")
     assert proc.returncode == 2
     assert "unknown labelled set 'Test_L3_R1'" in proc.stderr.decode()
 
