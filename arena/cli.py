@@ -3,7 +3,7 @@
 Usage::
 
     arena PLAYER_A PLAYER_B --game connect4 --games 20 [--seed 0] [--json] [--out games.json]
-    arena --ladder random uct:sims=1000 alphabeta:depth=3 solver --game connect4 --games 10
+    arena --ladder random uct:sims=1000 alphabeta:depth=3 solver --game connect4 --games 10 --opening-plies 4
     arena accuracy PLAYER --game connect4 [--set middle_easy ...] [--limit N] [--json]
 
 Players are specs (``arena.specs``): ``random``, ``minimax``, ``alphabeta:depth=5``,
@@ -35,7 +35,7 @@ SPEC_HELP = """player specs (every kind also takes seed=INT):
   minimax                    exhaustive minimax (tic-tac-toe)
   alphabeta:depth=5          alpha-beta to 5 plies; alphabeta:time=1.0 for 1 s per move
   uct:sims=1000              UCT with random rollouts (c=1.4 by default)
-  solver                     perfect play (Connect Four: Pons' solver, slow before the book's depth)
+  solver                     perfect play (Connect Four: Pons' solver; seconds to minutes a move before ply 6)
   mcts:model=PATH,sims=200   network + PUCT search (PATH: export folder or .pt file)
   policy:model=PATH          the network's policy alone
   human                      moves typed on stdin"""
