@@ -502,3 +502,39 @@ def test_a_refused_configuration_keeps_a_folder_that_holds_anything_else(tmp_pat
     assert result.returncode == 1
     assert "selfplay.num_actors: expected a finite number > 0, got 0" in result.stderr
     assert (run_dir / "notes" / "keep.txt").read_text() == "mine"
+
+
+def test_a_resumed_run_keeps_its_saved_config_but_what_the_command_line_changes():
+    from trainer.config import TrainSchema, override_keys, resume_config, to_dict
+
+    defaults = to_dict(TrainSchema())
+    saved = to_dict(TrainSchema())
+    saved["game"]["name"] = "tictactoe"
+    saved["network"]["kind"] = "mlp"
+    saved["run"]["max_minutes"] = 5
+    saved["mcts"]["num_simulations"] = 32
+    composed = to_dict(TrainSchema())  # `train resume=DIR run.max_minutes=<default> run.max_steps=50`
+    composed["resume"] = "runs/x"
+    composed["run"]["max_steps"] = 50
+    named = override_keys(["resume=runs/x", f"run.max_minutes={defaults['run']['max_minutes']}", "run.max_steps=50"])
+    assert named == {"run.max_minutes", "run.max_steps"}
+    merged = to_dict(resume_config(saved, defaults, composed, named))
+    assert merged["game"]["name"] == "tictactoe" and merged["network"]["kind"] == "mlp"
+    assert merged["mcts"]["num_simulations"] == 32
+    assert merged["run"]["max_minutes"] == defaults["run"]["max_minutes"]  # named, though a default
+    assert merged["run"]["max_steps"] == 50 and merged["resume"] == "runs/x"
+    # a group named on the command line takes its whole section, even the default choice
+    assert override_keys(["game=connect4", "experiment=tiny", "+mcts.c_puct=2", "hydra.run.dir=x"]) == {
+        "game",
+        "mcts.c_puct",
+    }
+    merged = to_dict(resume_config(saved, defaults, to_dict(TrainSchema()), {"game"}))
+    assert merged["game"]["name"] == defaults["game"]["name"]
+    # a key the saved file lacks (an older run) takes the composed value; an unknown one is refused
+    del saved["mcts"]["num_simulations"]
+    assert to_dict(resume_config(saved, defaults, composed, set()))["mcts"]["num_simulations"] == (
+        defaults["mcts"]["num_simulations"]
+    )
+    saved["mcts"]["no_such_key"] = 1
+    with pytest.raises(ValueError, match="no_such_key"):
+        resume_config(saved, defaults, composed, set())

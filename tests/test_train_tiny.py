@@ -78,10 +78,13 @@ def test_tiny_run_writes_checkpoints_metrics_and_best_model(tiny_run):
 def test_resume_continues_from_the_checkpoint_with_its_buffer(tiny_run):
     run_dir, _ = tiny_run
     before = ckpt.load_latest_checkpoint(run_dir)
-    result = run_train("experiment=tiny", "game=tictactoe", f"resume={run_dir}", "run.max_steps=30")
+    # the run's own config.json holds the game and the experiment: they need not be repeated
+    result = run_train(f"resume={run_dir}", "run.max_steps=30")
     assert "resumed" in result.stdout and "at step 20" in result.stdout
     after = ckpt.load_latest_checkpoint(run_dir)
     assert after.step == 30
+    assert after.config["game"]["name"] == "tictactoe" and after.config["selfplay"]["num_actors"] == 2
+    assert after.config["run"]["max_steps"] == 30
     assert after.counters["games"] >= before.counters["games"]  # counters never go back
     # the buffer was restored, not refilled from zero (CASES H1)
     assert after.buffer_state()["train_games_added"] >= before.buffer_state()["train_games_added"] > 0

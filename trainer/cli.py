@@ -33,18 +33,23 @@ def _main(cfg: DictConfig) -> None:
 
     config = to_train_config(cfg)  # the only DictConfig -> dataclass conversion (CASES M1, M2)
     hydra_dir = Path(HydraConfig.get().runtime.output_dir)
+    if config.resume:
+        _remove_unused_run_dir(hydra_dir)  # the run goes on in its own folder
+        run_dir = Path(config.resume)
+        if not run_dir.is_dir():
+            raise SystemExit(f"train: resume={config.resume}: no such run directory")
+        try:
+            config = _resumed_config(config, run_dir)
+        except ValueError as exc:
+            raise SystemExit(f"train: resume={config.resume}: {exc}") from None
+    else:
+        run_dir = hydra_dir
     try:
         validate(config)
     except ValueError as exc:
         if not config.resume:
             _remove_unused_run_dir(hydra_dir)
         raise SystemExit(f"train: {exc}") from None
-    if config.resume:
-        run_dir = Path(config.resume)
-        if not run_dir.is_dir():
-            raise SystemExit(f"train: resume={config.resume}: no such run directory")
-    else:
-        run_dir = hydra_dir
     try:
         summary = TrainingRun(config, run_dir).run()
     except (ValueError, RunStopped) as exc:  # a clear message and exit status 1, no traceback
@@ -54,6 +59,34 @@ def _main(cfg: DictConfig) -> None:
         f"best version {summary.best_version} ({summary.promotions} promotions in {summary.gates} gates), "
         f"{summary.seconds:.0f} s; outputs in {summary.run_dir}"
     )
+
+
+def _resumed_config(config, run_dir: Path):
+    """The run's saved ``config.json`` with what this command line changes (``resume_config``).
+
+    A run stopped before it wrote ``config.json`` resumes with the composed ``config`` as is.
+
+    Raises:
+        ValueError: if ``config.json`` is not a JSON object of known keys.
+    """
+    import json
+
+    from hydra import compose
+
+    from trainer.config import override_keys, resume_config, to_dict
+
+    saved_path = run_dir / "config.json"
+    if not saved_path.is_file():
+        return config
+    try:
+        saved = json.loads(saved_path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{saved_path} is not readable JSON ({exc})") from None
+    if not isinstance(saved, dict):
+        raise ValueError(f"{saved_path}: expected a JSON object, got {type(saved).__name__}")
+    defaults = to_train_config(compose(config_name="train"))
+    named = override_keys(list(HydraConfig.get().overrides.task))
+    return resume_config(saved, to_dict(defaults), to_dict(config), named)
 
 
 def _remove_unused_run_dir(run_dir: Path) -> None:
@@ -68,8 +101,17 @@ def _remove_unused_run_dir(run_dir: Path) -> None:
         entries = {p.name for p in run_dir.iterdir()}
     except OSError:
         return
-    if entries <= {".hydra", "cli.log"}:
+    if entries <= {".hydra"}:
         shutil.rmtree(run_dir, ignore_errors=True)
+        # and the date's parents Hydra made (outputs/GAME), while empty and below the working folder
+        cwd = Path.cwd().resolve()
+        parent = run_dir.resolve().parent
+        while parent != cwd and cwd in parent.parents:
+            try:
+                parent.rmdir()
+            except OSError:
+                break
+            parent = parent.parent
 
 
 def main() -> None:

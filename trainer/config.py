@@ -173,6 +173,57 @@ def check_overrides(overrides: list[str]) -> None:
         raise ValueError("invalid configuration:\n  " + "\n  ".join(errors))
 
 
+def override_keys(overrides: list[str]) -> set[str]:
+    """What command-line overrides name: ``section.key`` for a value (``a.b=1``, ``+a.b=1``,
+    ``++a.b=1``) and ``section`` for a group choice that fills one section (``game=tictactoe``).
+
+    ``experiment=`` (it spans sections), ``resume`` and ``hydra...`` keys are not included.
+    """
+    keys = set()
+    for override in overrides:
+        if override.startswith("-") or "=" not in override:
+            continue
+        key = override.split("=", 1)[0].lstrip("+~")
+        if key.startswith("hydra"):
+            continue
+        if key.count(".") == 1 or (key in CONFIG_GROUPS and key != "experiment"):
+            keys.add(key)
+    return keys
+
+
+def resume_config(saved: dict, defaults: dict, composed: dict, named: set[str]) -> TrainSchema:
+    """The configuration of a resumed run: the run's own ``config.json`` plus this command line.
+
+    A key takes the value the command line composed (``composed``) when the command line changed
+    it, that is when it differs from the plain defaults (``defaults``: nothing overridden; this
+    covers choices such as ``experiment=tiny``) or is named in ``named`` (``section.key``, or
+    ``section`` for every key of a section chosen as a group, see :func:`override_keys`), even
+    with its default value. Every other key keeps the run's
+    saved value, so ``train resume=DIR`` alone goes on with the run's own game, network and
+    settings. Keys the saved file lacks (written before they existed) take the composed value.
+
+    Args:
+        saved, defaults, composed: plain nested dicts as written by :func:`to_dict`.
+
+    Raises:
+        ValueError: for a key in ``saved`` that the schema does not know (``from_dict``).
+    """
+    merged: dict = {}
+    for section, values in composed.items():
+        if section == "resume":
+            continue
+        base = dict(saved.get(section, {}))
+        for key, value in values.items():
+            changed = (
+                value != defaults.get(section, {}).get(key) or f"{section}.{key}" in named or section in named
+            )
+            if changed or key not in base:
+                base[key] = value
+        merged[section] = base
+    merged["resume"] = composed.get("resume")
+    return from_dict(merged)
+
+
 def _unknown(name: str, what: str, accepted: list[str], shown: str | None = None, prefix: str = "") -> str:
     import difflib
 
