@@ -12,7 +12,7 @@ Read top to bottom, one loop iteration does:
 
 A dead self-play actor is replaced and the run goes on; the buffer keeps only whole games, since
 workers send finished games only (CASES L1). A dead buffer actor stops the run with a message that
-names the last checkpoint to resume from. Ctrl-C writes a checkpoint, then exits.
+names the last checkpoint to resume from. Ctrl-C or SIGTERM writes a checkpoint, then exits.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ import json
 import logging
 import os
 import re
+import signal
+import threading
 import time
 import warnings
 from dataclasses import dataclass
@@ -52,6 +54,37 @@ RAY_TASK_EVENTS_KEPT = 10_000
 #: arena actor, at the first step >= N with a gating match in flight). Each fires once per process.
 FAULT_ENV = "TABULA_RASA_FAULT"
 FAULT_ROLES = ("selfplay", "buffer", "gating")
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``, a batch scheduler, systemd), handled like Ctrl-C: a checkpoint, then exit."""
+
+
+def _raise_terminated(signum, frame) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the checkpoint short
+    raise Terminated()
+
+
+def install_stop_handlers() -> dict:
+    """Make SIGTERM and SIGINT stop the run through its checkpointing path; returns the old handlers.
+
+    SIGINT gets Python's ``default_int_handler`` back even when the process started with it
+    ignored (a job started with ``&`` from a script), and SIGTERM raises :class:`Terminated`
+    instead of Ray's handler, which only prints a stack trace and dies. Outside the main thread
+    nothing is changed (``{}``).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    old = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _raise_terminated)
+    return old
+
+
+def restore_handlers(old: dict) -> None:
+    """Put back what :func:`install_stop_handlers` replaced."""
+    for sig, handler in old.items():
+        signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
 
 
 def parse_faults(text: str | None) -> list[tuple[str, int]]:
@@ -653,6 +686,7 @@ class TrainingRun:
         loaded = self._load_checkpoint()  # before Ray starts: an unreadable run fails fast
         self._setup_learner()
         self._start_ray()
+        old_handlers = install_stop_handlers()  # after Ray, whose driver installs its own
         try:
             self._create_actors()
             self._set_best(self._snapshot_numpy(), 0)
@@ -686,9 +720,9 @@ class TrainingRun:
                     self._poll_gate(timeout=max(60.0, 10.0 * self.config.arena.num_games))
                 self._start_accuracy()  # the final best model's mistake rates
                 self._poll_accuracy(timeout=120.0)
-            except KeyboardInterrupt:
-                self.stopped_by = "interrupted"
-                self.status.message("interrupted: writing a checkpoint, then stopping")
+            except KeyboardInterrupt as stop:
+                self.stopped_by = "terminated" if isinstance(stop, Terminated) else "interrupted"
+                self.status.message(f"{self.stopped_by}: writing a checkpoint, then stopping")
             self._log_selfplay(force=True)
             self._checkpoint()
             self.writer.flush()
@@ -700,6 +734,7 @@ class TrainingRun:
                 ray.kill(worker)
             if self.started_ray:
                 ray.shutdown()
+            restore_handlers(old_handlers)
         summary = RunSummary(
             run_dir=str(self.run_dir),
             steps=self.learner.steps,

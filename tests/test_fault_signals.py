@@ -1,0 +1,59 @@
+"""``kill PID`` (SIGTERM) and Ctrl-C stop ``train`` through its checkpoint, even when the process
+started with SIGINT ignored (a job started with ``&`` from a script)."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from trainer import checkpoint as ckpt
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize(
+    "sig,stopped_by,preexec",
+    [(signal.SIGTERM, "terminated", None), (signal.SIGINT, "interrupted", _ignore_sigint)],
+    ids=["sigterm", "sigint-started-ignored"],
+)
+def test_a_stop_signal_writes_a_checkpoint_at_the_last_step(tmp_path, sig, stopped_by, preexec):
+    run_dir = tmp_path / "run"
+    command = [
+        sys.executable, "-m", "trainer.cli", "experiment=tiny", "game=tictactoe", f"hydra.run.dir={run_dir}",
+        "run.max_steps=100000", "run.max_minutes=4", "trainer.checkpoint_every_steps=100000",
+    ]
+    proc = subprocess.Popen(
+        command, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=preexec, start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 180
+        while not (run_dir / "actors.json").is_file():  # written just before the main loop
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "train did not reach its main loop"
+            time.sleep(0.5)
+        time.sleep(4)  # some training steps, no periodic checkpoint (every 100,000 steps)
+        os.kill(proc.pid, sig)
+        stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, stderr[-3000:]
+    assert f"{stopped_by}: writing a checkpoint, then stopping" in stdout + stderr
+    finished = re.search(rf"run finished \({stopped_by}\): (\d+) steps", stdout)
+    assert finished, stdout[-2000:]
+    latest = ckpt.load_latest_checkpoint(run_dir)
+    assert latest is not None and latest.step == int(finished.group(1)) > 0
+    assert "SIGTERM received" not in stderr  # Ray's handler did not take the signal
