@@ -93,7 +93,7 @@ def weights_hash(model_or_state) -> str:
     for name in sorted(state):
         tensor = state[name]
         if isinstance(tensor, np.ndarray):
-            tensor = torch.from_numpy(np.ascontiguousarray(tensor))
+            tensor = torch.from_numpy(np.array(tensor, order="C"))  # a copy: Ray's arrays are read-only
         if not isinstance(tensor, torch.Tensor):
             raise ValueError(f"state[{name!r}]: expected a tensor or numpy array, got {type(tensor).__name__}")
         flat = tensor.detach().to("cpu").contiguous().reshape(-1)
