@@ -39,7 +39,12 @@ SPEC_HELP = """player specs (every kind also takes seed=INT):
   mcts:model=PATH,sims=200   network + PUCT search (PATH: export folder or .pt file)
   policy:model=PATH          the network's policy alone
   human                      moves typed on stdin"""
-DEFAULT_OPENING_PLIES = 2
+#: Random opening plies per game when ``--opening-plies`` is not given. Tic-tac-toe gets one: every
+#: one-ply position is still a draw under perfect play, while some two-ply ones are lost, so two
+#: random plies would hand perfect players losses (paired colours keep it fair, but W/D/L then
+#: reads as if they blundered). Connect Four gets two; the solver is slow before ply 6 (use 4).
+DEFAULT_OPENING_PLIES = {"tictactoe": 1, "connect4": 2}
+FALLBACK_OPENING_PLIES = 2
 
 
 def _console(stream):
@@ -118,8 +123,8 @@ def _match_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--opening-plies",
         type=_non_negative_int,
-        default=DEFAULT_OPENING_PLIES,
-        help="seeded random plies opening each pair of games (default 2)",
+        default=None,
+        help="seeded random plies opening each pair of games (default 1 for tictactoe, 2 for connect4)",
     )
     parser.add_argument("--start", default="", metavar="MOVES", help="move string every game starts from")
     parser.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
@@ -186,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
         parser = _match_parser()
         args = parser.parse_args(argv)
         args.game = args.game or _game_of_models(list(args.ladder or []) + list(args.players))
+        if args.opening_plies is None:
+            args.opening_plies = DEFAULT_OPENING_PLIES.get(args.game, FALLBACK_OPENING_PLIES)
         if not 0.0 < args.confidence < 1.0:
             parser.error(f"--confidence: expected a level in (0, 1), got {args.confidence}")
         if not args.prior_draws >= 0.0:

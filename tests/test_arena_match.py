@@ -150,6 +150,14 @@ def test_arena_cli_solver_never_loses_connect4(capsys, tmp_path):
         assert record["outcome_for_a"] in ("win", "draw")
 
 
+def test_two_perfect_tictactoe_players_draw_every_game_by_default(capsys):
+    # the default opening for tic-tac-toe is one random ply, after which every position is a draw
+    assert main(["solver", "minimax", "--game", "tictactoe", "--games", "10", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["wins"], data["draws"], data["losses"]) == (0, 10, 0)
+    assert data["opening_plies"] == 1 and data["distinct_games"] > 1
+
+
 def test_arena_cli_text_report(capsys):
     assert main(["alphabeta:depth=1", "random", "--game", "tictactoe", "--games", "6"]) == 0
     text = capsys.readouterr().out
