@@ -92,6 +92,22 @@ def test_resume_continues_from_the_checkpoint_with_its_buffer(tiny_run):
     assert len(steps) == len(set(steps)) == 30  # no duplicate steps after purge_step
 
 
+def test_a_gating_match_in_flight_at_the_checkpoint_is_played_again_on_resume(tiny_run):
+    run_dir, _ = tiny_run
+    before = ckpt.load_latest_checkpoint(run_dir)
+    assert before.extra["gate_in_flight"] is False  # the run ended after its last match finished
+    # as if the process had died during a gating match: the checkpoint says one was playing
+    payload = torch.load(before.path, weights_only=True, map_location="cpu")
+    payload["extra"]["gate_in_flight"] = True
+    torch.save(payload, before.path)
+    result = run_train(f"resume={run_dir}", f"run.max_steps={before.step + 1}")
+    assert "the interrupted run had a gating match in flight: playing it again" in result.stdout
+    after = ckpt.load_latest_checkpoint(run_dir)
+    assert after.step == before.step + 1
+    assert after.counters["gates"] == before.counters["gates"] + 1
+    assert after.extra["gate_in_flight"] is False
+
+
 def test_resume_refuses_to_change_the_game_or_network(tiny_run):
     run_dir, _ = tiny_run
     command = [sys.executable, "-m", "trainer.cli", "experiment=tiny", "game=tictactoe", f"resume={run_dir}",

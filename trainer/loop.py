@@ -176,6 +176,7 @@ class TrainingRun:
         self.workers: list = []
         self.worker_versions: list[int] = []
         self.gate_inflight = None
+        self._regate = False  # set by _restore when the checkpoint had a gating match in flight
         self.counters = {
             "games": 0, "positions": 0, "moves": 0, "leaf_evaluations": 0, "simulations": 0,
             "best_version": 0, "promotions": 0, "gates": 0, "actor_incarnations": 0, "actor_restarts": 0,
@@ -604,6 +605,8 @@ class TrainingRun:
                 "best_weights": {name: _tensor(value) for name, value in self.best_weights.items()},
                 "last_gate": self.last_gate,
                 "sample_counts": dict(self._sample_counts),
+                # a gating match still playing is lost with the process: a resume plays it again
+                "gate_in_flight": self.gate_inflight is not None,
             },
             game=self.game,
             network_config=self.network_config,
@@ -646,6 +649,7 @@ class TrainingRun:
         self._set_best({k: v.numpy() for k, v in extra["best_weights"].items()}, self.counters["best_version"])
         self.last_gate = extra.get("last_gate", "-")
         self._sample_counts = dict(extra.get("sample_counts", {}))
+        self._regate = bool(extra.get("gate_in_flight", False)) and self.config.arena.gating
         ray.get(self.buffer.load_state_dict.remote(loaded.buffer_state()))
         self.buffer_stats = ray.get(self.buffer.stats.remote())
         self.last_checkpoint_step = self.learner.steps
@@ -701,6 +705,9 @@ class TrainingRun:
             self.writer = MetricsWriter(self.run_dir / "tensorboard", purge_step=purge_step)
             if resumed_from:
                 self.status.message(f"resumed {self.run_dir} at step {resumed_from}")
+                if self._regate:
+                    self.status.message("the interrupted run had a gating match in flight: playing it again")
+                    self._start_gate()
             else:
                 self.writer.config(self.config_dict, flat_hparams(self.config_dict))
             self._start_moves = self.counters["moves"]
