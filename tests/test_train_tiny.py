@@ -72,6 +72,10 @@ def test_tiny_run_writes_checkpoints_metrics_and_best_model(tiny_run):
     assert steps == list(range(1, 21))
     # the best model was exported
     assert (run_dir / "best" / "model.onnx").is_file() and (run_dir / "best" / "model.json").is_file()
+    sidecar = json.loads((run_dir / "best" / "model.json").read_text())["extra"]
+    # training_step names the weights' own step, not how far the run had got
+    assert sidecar["training_step"] == sidecar["best_version"] == latest.counters["best_version"]
+    assert sidecar["run_step"] <= 20
     assert (run_dir / "games" / "selfplay.txt").read_text().strip()
 
 

@@ -291,8 +291,10 @@ class TrainingRun:
         best_dir.mkdir(parents=True, exist_ok=True)
         model = self._model_from(self.best_weights)
         extra = {
-            "training_step": int(self.learner.steps),
+            # the learner step these weights were taken at (the best version is that step)
+            "training_step": int(self.counters["best_version"]),
             "best_version": int(self.counters["best_version"]),
+            "run_step": int(self.learner.steps),  # how far the run was when it wrote this file
             "last_gate": self.last_gate,
         }
         save_model(best_dir / "model.pt", model, self.network_config, self.game.name, self.game.version, extra=extra)
