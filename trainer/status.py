@@ -18,8 +18,13 @@ class StatusDisplay:
 
     Args:
         live: use a live-updating rich panel (only when stdout is a terminal).
-        every_seconds: minimum seconds between two plain log lines.
+        every_seconds: minimum seconds between two plain log lines. A line that would repeat the
+            last one's step, games, best version and gate is skipped until ``HEARTBEAT_SECONDS``
+            have passed, so a log file grows with progress, not with time.
     """
+
+    #: the longest a plain log stays silent while nothing changes
+    HEARTBEAT_SECONDS = 60.0
 
     def __init__(self, live: bool, every_seconds: float = 5.0) -> None:
         from rich.console import Console
@@ -28,6 +33,7 @@ class StatusDisplay:
         self.live = None
         self.every_seconds = every_seconds
         self._last_line = 0.0
+        self._last_progress: tuple | None = None
         if live and sys.stdout.isatty():
             from rich.live import Live
 
@@ -64,6 +70,10 @@ class StatusDisplay:
         now = time.monotonic()
         if now - self._last_line < self.every_seconds:
             return
+        progress = tuple(status.get(k) for k in ("step", "games", "best_version", "last_gate"))
+        if progress == self._last_progress and now - self._last_line < self.HEARTBEAT_SECONDS:
+            return
+        self._last_progress = progress
         self._last_line = now
         self.console.print(
             f"step {status.get('step', 0)} | games {status.get('games', 0)} | "
