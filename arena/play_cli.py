@@ -157,8 +157,11 @@ def _state_after(game, actions: list[int]) -> tuple:
 class HumanSession:
     """A human against the model (or the model against an opponent player), text in and out."""
 
-    def __init__(self, game, model, human_side: int, start: list[int], stdin, stdout, opponent=None):
+    def __init__(
+        self, game, model, human_side: int, start: list[int], stdin, stdout, opponent=None, show_analysis=True
+    ):
         self.game = game
+        self.show_analysis = show_analysis  # the model's policy and evaluation around each move
         self.model = model
         self.human_side = human_side
         self.moves = list(start)
@@ -195,10 +198,10 @@ class HumanSession:
             if to_move != self.human_side:
                 analysis = self.model.analyze(game, state)
                 self.moves.append(analysis.best_action)
-                self.say(
-                    f"model plays {game.action_to_string(analysis.best_action)} "
-                    f"({evaluation_line(analysis, to_move, 'the model')})"
-                )
+                played = f"model plays {game.action_to_string(analysis.best_action)}"
+                if self.show_analysis:
+                    played += f" ({evaluation_line(analysis, to_move, 'the model')})"
+                self.say(played)
                 continue
             if self.opponent is not None:
                 action = self.opponent.select_action(game, state)
@@ -212,15 +215,16 @@ class HumanSession:
     def _human_turn(self, state: tuple) -> bool:
         """Read lines until the human moves (True) or quits (False)."""
         game = self.game
-        analysis = self.model.analyze(game, state)
+        analysis = self.model.analyze(game, state) if self.show_analysis else None  # else on `hint`
         legal_text = " ".join(game.action_to_string(a) for a in game.actions(state))
         self.say(game.render(state))
         self.say(
             f"{PLAYER_SYMBOLS[self.human_side]} to move (you); moves so far: "
             f"{game.format_moves(self.moves) or '(none)'}"
         )
-        self.say(policy_table(game, state, analysis))
-        self.say(evaluation_line(analysis, self.human_side, "you"))
+        if analysis is not None:
+            self.say(policy_table(game, state, analysis))
+            self.say(evaluation_line(analysis, self.human_side, "you"))
         while True:
             _write(self.stdout, f"your move ({legal_text}; undo, hint, quit): ")
             line = self.stdin.readline()
@@ -239,6 +243,8 @@ class HumanSession:
         if text == "quit":
             return False
         if text == "hint":
+            if analysis is None:
+                analysis = self.model.analyze(game, state)
             self.say(f"hint: the model would play {game.action_to_string(analysis.best_action)}")
             return None
         if text == "undo":
@@ -414,6 +420,12 @@ def _parser() -> argparse.ArgumentParser:
         "--seed", type=int, default=0, help="seed of the model's and the opponent's generators"
     )
     parser.add_argument(
+        "--no-analysis",
+        dest="show_analysis",
+        action="store_false",
+        help="hide the model's policy and evaluation (\"hint\" still answers)",
+    )
+    parser.add_argument(
         "--engine", action="store_true", help="speak the text engine protocol on stdin/stdout"
     )
     return parser
@@ -446,7 +458,7 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
             if spec.kind != "human":
                 opponent = build_player(spec, game, seed=int(seeds[1].generate_state(1)[0]))
         human_side = 0 if args.human_side is None else args.human_side
-        session = HumanSession(game, model, human_side, start, stdin, stdout, opponent)
+        session = HumanSession(game, model, human_side, start, stdin, stdout, opponent, args.show_analysis)
         return session.run()
     except (ValueError, FileNotFoundError) as error:
         print(f"play: error: {error}", file=sys.stderr)

@@ -115,6 +115,15 @@ def test_policy_display_lists_the_legal_moves(model_dir):
     assert sum(int(v) for v in visits.split()[1:]) == 16
 
 
+def test_no_analysis_hides_the_policy_and_evaluation_but_hint_answers(model_dir):
+    status, text = play(model_dir, "hint\n5\nquit\n", "--no-analysis")
+    assert status == 0
+    for hidden in ("policy ", "visits ", "evaluation for"):
+        assert hidden not in text
+    assert "hint: the model would play " in text
+    assert "model plays " in text and "game abandoned; moves: 5" in text
+
+
 def test_policy_only_model_and_opponent_spec(model_dir):
     status, text = play(model_dir, "quit\n", "--sims", "0")
     assert status == 0 and "network" in text and "visits" not in text
