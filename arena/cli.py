@@ -108,7 +108,7 @@ def _match_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena",
         description="Play a match or a round-robin ladder between player specs; "
-        "'arena accuracy PLAYER' measures mistakes against perfect play.",
+        "'arena accuracy PLAYER' measures mistakes against perfect play (options: 'arena accuracy --help').",
         epilog=SPEC_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -301,7 +301,9 @@ def _ladder(args) -> int:
     console = _console(sys.stderr if args.json else sys.stdout)
 
     def progress(i, j, match):
-        console.print(f"{match.player_a} vs {match.player_b}: +{match.wins} ={match.draws} -{match.losses}")
+        console.print(
+            f"{match.player_a} vs {match.player_b}: {match.player_a} +{match.wins} ={match.draws} -{match.losses}"
+        )
 
     ladder = run_ladder(
         game,
