@@ -12,10 +12,26 @@ from games.connect4.solve_cli import main
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
-def run(text: str, *argv: str) -> tuple[int, list[str], list[str]]:
+def run(text: str, *argv: str, notes: bool = False) -> tuple[int, list[str], list[str]]:
+    """Status, stdout lines, stderr lines (without the slow-position note unless ``notes``)."""
     out, err = io.StringIO(), io.StringIO()
     status = main(list(argv) + ["--no-book"], stdin=io.StringIO(text), stdout=out, stderr=err)
-    return status, out.getvalue().splitlines(), err.getvalue().splitlines()
+    errors = err.getvalue().splitlines()
+    if not notes:
+        errors = [line for line in errors if not line.startswith("note: ")]
+    return status, out.getvalue().splitlines(), errors
+
+
+def test_early_positions_without_a_book_get_one_note():
+    note = (
+        "note: no opening book; a position before ply 6 can take seconds to minutes "
+        "(scripts/build_opening_book.py builds a book)"
+    )
+    status, out, err = run("4455\n6146\n", notes=True)
+    assert status == 0 and out == ["4455 18", "6146 18"]
+    assert err == [note]
+    status, _, err = run("44455554221\n", notes=True)  # ply 11: no note
+    assert status == 0 and err == []
 
 
 def test_valid_lines_and_pons_format():

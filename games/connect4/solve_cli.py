@@ -23,6 +23,10 @@ from collections.abc import Sequence
 from typing import TextIO
 
 
+#: Positions with fewer plies than this may take seconds to minutes each unless the book covers them.
+SLOW_BEFORE_PLY = 6
+
+
 def _format_scores(scores: list[int | None]) -> str:
     return " ".join("-" if s is None else str(s) for s in scores)
 
@@ -74,6 +78,7 @@ def main(
 
 def _run(solver, parse_moves, args, stdin, stdout, stderr) -> int:
     bad = 0
+    warned = False
     for number, line in enumerate(stdin, 1):
         tokens = line.split()
         if not tokens:
@@ -82,11 +87,21 @@ def _run(solver, parse_moves, args, stdin, stdout, stderr) -> int:
             continue
         moves = tokens[0]
         try:
-            parse_moves(moves)
+            plies = parse_moves(moves).num_moves
         except ValueError as error:
             print(f"line {number}: {moves!r}: {error}", file=stderr)
             bad += 1
             continue
+        searched_from = plies + 1 if args.analyze else plies  # analyze solves each child
+        if not warned and solver.book_depth < searched_from and plies < SLOW_BEFORE_PLY:
+            book = "no opening book" if solver.book_depth < 0 else f"the opening book stops at ply {solver.book_depth}"
+            print(
+                f"note: {book}; a position before ply {SLOW_BEFORE_PLY} can take seconds to minutes "
+                "(scripts/build_opening_book.py builds a book)",
+                file=stderr,
+                flush=True,
+            )
+            warned = True
         if args.analyze:
             text = f"{moves} {_format_scores(solver.analyze(moves))}"
         else:
