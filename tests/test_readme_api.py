@@ -1,0 +1,82 @@
+"""The README's "Python API" snippets run as printed: the model snippet against a tiny exported
+Connect Four model (its path substituted), the solver snippet as is, with the values its comments
+state."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+import games
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+#: the model path the README's snippet names; the test puts its own model there
+README_MODEL_PATH = "runs/c4/best"
+
+
+def api_blocks() -> list[str]:
+    """The ```python blocks of the README section whose heading contains "Python API"."""
+    text = README.read_text(encoding="utf-8")
+    match = re.search(r"^## [^\n]*Python API[^\n]*\n(.*?)(?=^## )", text, flags=re.DOTALL | re.MULTILINE)
+    assert match, "README.md has no '## ... Python API' section"
+    return re.findall(r"^```python\n(.*?)^```", match.group(1), flags=re.DOTALL | re.MULTILINE)
+
+
+def run_block(code: str, capsys) -> str:
+    exec(compile(code, "README.md (Python API)", "exec"), {"__name__": "readme_snippet"})  # noqa: S102
+    return capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory) -> Path:
+    """A tiny exported Connect Four MLP (random weights), laid out like a run's ``best/``."""
+    torch = pytest.importorskip("torch")
+    from networks import NetworkConfig, build_network
+    from networks.export import export_model
+
+    game = games.make("connect4")
+    torch.manual_seed(0)
+    config = NetworkConfig(kind="mlp", mlp_hidden=(16,), value_hidden=8)
+    model = build_network(config, game.observation_shape, game.num_actions)
+    return export_model(model, config, game.name, game.version, tmp_path_factory.mktemp("readme") / "best")
+
+
+def test_the_section_has_the_two_snippets():
+    blocks = api_blocks()
+    assert len(blocks) == 2
+    assert README_MODEL_PATH in blocks[0] and "solver" in blocks[1]
+
+
+def test_model_snippet_searches_and_prints_a_move_and_visit_counts(model_dir, capsys):
+    code = api_blocks()[0]
+    assert code.count(f'"{README_MODEL_PATH}"') == 1
+    out = run_block(code.replace(f'"{README_MODEL_PATH}"', repr(str(model_dir))), capsys)
+    move_line, visits_line = out.splitlines()
+    match = re.fullmatch(r"move ([1-7]) value (-?\d+(\.\d+)?)", move_line)
+    assert match, move_line
+    assert -1.0 <= float(match.group(2)) <= 1.0
+    assert visits_line.startswith("visits ")
+    visits = ast.literal_eval(visits_line.removeprefix("visits "))
+    simulations = int(re.search(r"num_simulations=(\d+)", code).group(1))
+    assert sum(visits.values()) == simulations  # every simulation went to a root child
+    assert set(visits) <= set("1234567")
+    assert visits[match.group(1)] == max(visits.values())  # the most visited move is played
+
+
+def test_model_snippet_fails_loudly_without_a_model(tmp_path, capsys):
+    code = api_blocks()[0].replace(f'"{README_MODEL_PATH}"', repr(str(tmp_path / "missing")))
+    with pytest.raises(FileNotFoundError):
+        run_block(code, capsys)
+
+
+def test_solver_snippet_prints_what_its_comments_say(capsys):
+    code = api_blocks()[1]
+    out = run_block(code, capsys).splitlines()
+    assert out == ["7", "[-8, -8, -9, None, 7, -8, -9]"]
+    comments = [line.partition("#")[2] for line in code.splitlines() if "print(" in line]
+    assert len(comments) == 2
+    for printed, comment in zip(out, comments):
+        assert printed in comment, (printed, comment)
