@@ -34,8 +34,9 @@ def _main(cfg: DictConfig) -> None:
     config = to_train_config(cfg)  # the only DictConfig -> dataclass conversion (CASES M1, M2)
     hydra_dir = Path(HydraConfig.get().runtime.output_dir)
     if config.resume:
-        _remove_unused_run_dir(hydra_dir)  # the run goes on in its own folder
         run_dir = Path(config.resume)
+        if hydra_dir.resolve() != run_dir.resolve():
+            _remove_unused_run_dir(hydra_dir)  # the run goes on in its own folder
         if not run_dir.is_dir():
             raise SystemExit(f"train: resume={config.resume}: no such run directory")
         try:
