@@ -139,14 +139,35 @@ def test_symmetries_map_legal_to_legal_and_preserve_outcomes(name):
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_move_strings_round_trip_and_errors(name):
     game = games.make(name)
-    text = "4453" if name == "connect4" else "5137"
-    assert game.format_moves(game.parse_moves(text)) == text
+    rng = np.random.default_rng(0)
+    for _ in range(20):  # every random game's move string parses back to its actions
+        state, actions = game.initial_state(), []
+        while not game.terminal_test(state):
+            actions.append(int(rng.choice(game.actions(state))))
+            state = game.result(state, actions[-1])
+        assert game.parse_moves(game.format_moves(actions)) == actions
+        # a move that is not legal where it is played is refused, naming the move's number
+        for ply in range(1, len(actions)):
+            before = game.initial_state()
+            for action in actions[:ply]:
+                before = game.result(before, action)
+            illegal = sorted(set(actions[:ply]) - set(game.actions(before)))
+            if illegal:
+                with pytest.raises(ValueError, match=f"move {ply + 1}"):
+                    game.parse_moves(game.format_moves(actions[:ply] + illegal[:1]))
+                break
     with pytest.raises(ValueError, match="move 2"):
         game.parse_moves("1x")
-    bad, message = ("1111111", "move 7: column 1 is full") if name == "connect4" else ("11", "move 2: cell 1 is occupied")
-    with pytest.raises(ValueError, match=message):
-        game.parse_moves(bad)
     with pytest.raises(ValueError, match="move 3: expected"):
         game.parse_moves("120")
     with pytest.raises(ValueError):
         games.make("chess")
+
+
+def test_move_string_errors_of_the_shipped_games():
+    with pytest.raises(ValueError, match="move 7: column 1 is full"):
+        games.make("connect4").parse_moves("1111111")
+    with pytest.raises(ValueError, match="move 2: cell 1 is occupied"):
+        games.make("tictactoe").parse_moves("11")
+    assert games.make("connect4").format_moves(games.make("connect4").parse_moves("4453")) == "4453"
+    assert games.make("tictactoe").format_moves(games.make("tictactoe").parse_moves("5137")) == "5137"
