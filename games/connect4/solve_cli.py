@@ -94,10 +94,13 @@ def _run(solver, parse_moves, args, stdin, stdout, stderr) -> int:
             continue
         searched_from = plies + 1 if args.analyze else plies  # analyze solves each child
         if not warned and solver.book_depth < searched_from and plies < SLOW_BEFORE_PLY:
-            book = "no opening book" if solver.book_depth < 0 else f"the opening book stops at ply {solver.book_depth}"
+            if solver.book_depth < 0:
+                book, remedy = "no opening book", "scripts/build_opening_book.py builds a book"
+            else:
+                book = f"the opening book stops at ply {solver.book_depth}"
+                remedy = "scripts/build_opening_book.py --depth N builds a deeper one"
             print(
-                f"note: {book}; a position before ply {SLOW_BEFORE_PLY} can take seconds to minutes "
-                "(scripts/build_opening_book.py builds a book)",
+                f"note: {book}; a position before ply {SLOW_BEFORE_PLY} can take seconds to minutes ({remedy})",
                 file=stderr,
                 flush=True,
             )
