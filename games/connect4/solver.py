@@ -5,7 +5,7 @@ The algorithm follows Pascal Pons, "Solving Connect 4: how to build a perfect AI
 ordering, bitboards, a transposition table holding lower and upper bounds, iterative null-window
 search that narrows on the score, early detection of forced losses ("non-losing moves"), ordering
 by the number of winning cells (threats) a move creates, and an opening book (looked up when one
-is present; see ``games.connect4.book`` for why none ships yet). Two differences from Pons'
+is present; ``games.connect4.book`` ships one of depth 3). Two differences from Pons'
 solver: a position and its mirror image share one transposition-table entry (the key is the
 smaller of the two keys), and each entry is one ``int64`` holding the full key and the bound, so a
 probe is one memory access. The search runs over an explicit stack rather than recursion. The game was first solved by

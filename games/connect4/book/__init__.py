@@ -13,15 +13,15 @@ File ``opening_book.npz`` (built by ``scripts/build_opening_book.py``) holds:
 The book is looked up by binary search inside the compiled search (Pons, "Solving Connect 4",
 part 12, "Opening book"), at every node with at most ``depth`` plies.
 
-Status: no book file is shipped yet, so :func:`load_book` returns an empty book and the solver
-searches every position. The builder works (``tests/test_solver.py`` builds a subtree book), but a
-useful book is too costly for the two shared cores it was developed on: depth 3 means solving
-121 positions of ply 3 (one per mirror pair); measured with the builder's 2**26-entry table,
-``444`` took 31 s of CPU (190 M nodes), ``443`` 6 s and ``441`` 8 s, so about 30-60 CPU-minutes in
-all (over two hours of wall time on the busy machine). After it the empty board and every
-position up to ply 3 answer at once, and positions of plies 4-6 take a few seconds each. Run ``python scripts/build_opening_book.py --depth 3 --progress
-/tmp/book3.txt`` on a free machine (it resumes from the progress file; ``--shard K/N`` splits the work over
-processes) and commit the ``.npz`` (about 1 KB). Without it the empty board takes many minutes; ply-2 positions take minutes.
+The shipped book has depth 3: the 151 positions of plies 0-3 (one per mirror pair), 1,015 bytes.
+Its 121 ply-3 positions were solved exactly by ``scripts/build_opening_book.py --depth 3`` in two
+``--shard`` processes: 4,127 s of CPU in all (1,931 s and 2,196 s), 37 minutes of wall time on the
+2-core machine, 45-80 s per position on average. The rest was backed up by negamax; the empty
+board scores +1 (the first player wins with its last stone; Allis 1988). With it, a position of
+plies 0-3 answers at once and a move choice at plies 0-2 needs no search; positions of plies 4-5
+still take seconds to minutes each. A deeper book (``--depth 4``, about 5x the positions) would
+cover those. :func:`load_book` returns an empty book (depth -1) when the file is absent, and the
+solver then searches every position.
 """
 
 from __future__ import annotations
