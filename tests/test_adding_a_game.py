@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 import test_game_contract as contract  # a module, not its functions: pytest must not collect them twice
 from example_game import ConnectThree
+from helpers_models import export_tiny_mlp
 
 import games
 
@@ -139,15 +140,7 @@ def test_exact_solver_is_minimax_for_a_16_ply_game(game):
 @pytest.fixture
 def model_dir(registered, tmp_path) -> Path:
     """A tiny exported connect3 MLP (random weights), as a run's ``best/`` folder holds."""
-    torch = pytest.importorskip("torch")
-    from networks import NetworkConfig, build_network
-    from networks.export import export_model
-
-    game = games.make(registered)
-    torch.manual_seed(0)
-    config = NetworkConfig(kind="mlp", mlp_hidden=(16,), value_hidden=8)
-    model = build_network(config, game.observation_shape, game.num_actions)
-    return export_model(model, config, game.name, game.version, tmp_path / "best")
+    return export_tiny_mlp(registered, tmp_path / "best")
 
 
 def test_arena_plays_the_new_game(model_dir, capsys):

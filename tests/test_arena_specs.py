@@ -6,6 +6,7 @@ import io
 
 import numpy as np
 import pytest
+from helpers_models import export_tiny_mlp
 
 import games
 from arena.players import (
@@ -36,15 +37,7 @@ def connect4():
 @pytest.fixture(scope="module")
 def tictactoe_model(tmp_path_factory):
     """A tiny exported tic-tac-toe MLP (random weights)."""
-    torch = pytest.importorskip("torch")
-    from networks import NetworkConfig, build_network
-    from networks.export import export_model
-
-    game = games.make("tictactoe")
-    torch.manual_seed(0)
-    config = NetworkConfig(kind="mlp", mlp_hidden=(16,), value_hidden=8)
-    model = build_network(config, game.observation_shape, game.num_actions)
-    return export_model(model, config, game.name, game.version, tmp_path_factory.mktemp("ttt") / "best")
+    return export_tiny_mlp("tictactoe", tmp_path_factory.mktemp("ttt") / "best")
 
 
 def test_parse_spec_kinds_and_typed_options():

@@ -51,6 +51,7 @@ def _run(mode: str, run_dir: Path, out: Path) -> None:
         capture_output=True,
         text=True,
         timeout=600,
+        check=False,
     )
     assert result.returncode == 0, result.stderr[-3000:]
 

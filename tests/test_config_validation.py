@@ -16,8 +16,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from trainer.loop import make_learner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -32,6 +30,7 @@ from trainer.config import (
     check_overrides,
     validate,
 )
+from trainer.loop import make_learner
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers_models import export_tiny_mlp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,15 +25,7 @@ ANSWER_PREFIXES = ("bestmove ", "info ", "error: ", "readyok")
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory) -> Path:
     """A tiny exported tic-tac-toe MLP (random weights)."""
-    torch = pytest.importorskip("torch")
-    from networks import NetworkConfig, build_network
-    from networks.export import export_model
-
-    game = games.make("tictactoe")
-    torch.manual_seed(0)
-    config = NetworkConfig(kind="mlp", mlp_hidden=(16,), value_hidden=8)
-    model = build_network(config, game.observation_shape, game.num_actions)
-    return export_model(model, config, game.name, game.version, tmp_path_factory.mktemp("engine") / "best")
+    return export_tiny_mlp("tictactoe", tmp_path_factory.mktemp("engine") / "best")
 
 
 def engine_session(model_dir: Path, lines: list[str], sims: int = 32) -> tuple[int, list[str]]:

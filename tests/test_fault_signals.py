@@ -18,25 +18,27 @@ from trainer import checkpoint as ckpt
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 @pytest.mark.parametrize(
-    "sig,stopped_by,preexec",
-    [(signal.SIGTERM, "terminated", None), (signal.SIGINT, "interrupted", _ignore_sigint)],
+    "sig,stopped_by,start_ignoring_sigint",
+    [(signal.SIGTERM, "terminated", False), (signal.SIGINT, "interrupted", True)],
     ids=["sigterm", "sigint-started-ignored"],
 )
-def test_a_stop_signal_writes_a_checkpoint_at_the_last_step(tmp_path, sig, stopped_by, preexec):
+def test_a_stop_signal_writes_a_checkpoint_at_the_last_step(tmp_path, sig, stopped_by, start_ignoring_sigint):
     run_dir = tmp_path / "run"
     command = [
         sys.executable, "-m", "trainer.cli", "experiment=tiny", "game=tictactoe", f"hydra.run.dir={run_dir}",
         "run.max_steps=100000", "run.max_minutes=4", "trainer.checkpoint_every_steps=100000",
     ]
-    proc = subprocess.Popen(
-        command, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        preexec_fn=preexec, start_new_session=True,
-    )
+    # a child inherits an ignored SIGINT, as a job started with `&` from a script does
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if start_ignoring_sigint else None
+    try:
+        proc = subprocess.Popen(
+            command, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            start_new_session=True,
+        )
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
     try:
         deadline = time.monotonic() + 180
         while not (run_dir / "actors.json").is_file():  # written just before the main loop

@@ -71,7 +71,7 @@ def _check_completing_move(game, before_moves: str, action: int, colour: int):
 
 
 def _last_move_lines(lines, state_tuple, colour, last_bit):
-    current, mask, ply, _ = state_tuple
+    current, mask, _ply, _ = state_tuple
     winner_stones = current ^ mask  # the player who just moved
     return [i for i, line in enumerate(lines) if line & last_bit and winner_stones & line == line]
 

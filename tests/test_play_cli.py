@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers_models import export_tiny_mlp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,15 +24,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory) -> Path:
     """A tiny exported tic-tac-toe MLP (random weights)."""
-    torch = pytest.importorskip("torch")
-    from networks import NetworkConfig, build_network
-    from networks.export import export_model
-
-    game = games.make("tictactoe")
-    torch.manual_seed(0)
-    config = NetworkConfig(kind="mlp", mlp_hidden=(16,), value_hidden=8)
-    model = build_network(config, game.observation_shape, game.num_actions)
-    return export_model(model, config, game.name, game.version, tmp_path_factory.mktemp("play") / "best")
+    return export_tiny_mlp("tictactoe", tmp_path_factory.mktemp("play") / "best")
 
 
 def play(model_dir: Path, lines: str, *args: str) -> tuple[int, str]:

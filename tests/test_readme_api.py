@@ -9,8 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-
-import games
+from helpers_models import export_tiny_mlp
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 #: the model path the README's snippet names; the test puts its own model there
@@ -33,15 +32,7 @@ def run_block(code: str, capsys) -> str:
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory) -> Path:
     """A tiny exported Connect Four MLP (random weights), laid out like a run's ``best/``."""
-    torch = pytest.importorskip("torch")
-    from networks import NetworkConfig, build_network
-    from networks.export import export_model
-
-    game = games.make("connect4")
-    torch.manual_seed(0)
-    config = NetworkConfig(kind="mlp", mlp_hidden=(16,), value_hidden=8)
-    model = build_network(config, game.observation_shape, game.num_actions)
-    return export_model(model, config, game.name, game.version, tmp_path_factory.mktemp("readme") / "best")
+    return export_tiny_mlp("connect4", tmp_path_factory.mktemp("readme") / "best")
 
 
 def test_the_section_has_the_two_snippets():

@@ -24,7 +24,7 @@ def test_tiny_run_places_selfplay_actors_on_both_nodes(tmp_path):
             sys.executable, "-m", "trainer.cli", "experiment=tiny", "game=tictactoe",
             f"ray.address={cluster.address}", f"hydra.run.dir={run_dir}", "run.max_steps=10",
         ]
-        result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        result = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
         assert "run finished (max_steps): 10 steps" in result.stdout
         nodes = json.loads((run_dir / "actors.json").read_text())["selfplay_nodes"]
