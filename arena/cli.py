@@ -3,7 +3,7 @@
 Usage::
 
     arena PLAYER_A PLAYER_B --game connect4 --games 20 [--seed 0] [--json] [--out games.json]
-    arena --ladder random uct:sims=1000 alphabeta:depth=3 solver --game connect4 --games 10 --opening-plies 4
+    arena --ladder random uct:sims=1000 alphabeta:depth=3 solver --game connect4 --games 10
     arena accuracy PLAYER --game connect4 [--set middle_easy ...] [--limit N] [--json]
 
 Players are specs (``arena.specs``): ``random``, ``minimax``, ``alphabeta:depth=5``,
@@ -35,14 +35,14 @@ SPEC_HELP = """player specs (every kind also takes seed=INT):
   minimax                    exhaustive minimax (tic-tac-toe)
   alphabeta:depth=5          alpha-beta to 5 plies; alphabeta:time=1.0 for 1 s per move
   uct:sims=1000              UCT with random rollouts (c=1.4 by default)
-  solver                     perfect play (Connect Four: Pons' solver; seconds to minutes a move at plies 3-5)
+  solver                     perfect play (Connect Four: Pons' solver and opening book, about 15 s a game)
   mcts:model=PATH,sims=200   network + PUCT search (PATH: export folder or .pt file)
   policy:model=PATH          the network's policy alone
   human                      moves typed on stdin"""
 #: Random opening plies per game when ``--opening-plies`` is not given. Tic-tac-toe gets one: every
 #: one-ply position is still a draw under perfect play, while some two-ply ones are lost, so two
 #: random plies would hand perfect players losses (paired colours keep it fair, but W/D/L then
-#: reads as if they blundered). Connect Four gets two; the solver is slow at plies 3-5 (use 4).
+#: reads as if they blundered). Connect Four gets two.
 DEFAULT_OPENING_PLIES = {"tictactoe": 1, "connect4": 2}
 FALLBACK_OPENING_PLIES = 2
 
