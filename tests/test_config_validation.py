@@ -27,7 +27,9 @@ from trainer.config import (
     SelfPlaySchema,
     TrainerSchema,
     TrainSchema,
+    arena_puct,
     check_overrides,
+    selfplay_puct,
     validate,
 )
 from trainer.loop import make_learner
@@ -283,23 +285,8 @@ def test_whatever_validate_accepts_the_components_accept(
         }
     )
     validate(config)
-    mc = config.mcts
-    PUCTConfig(
-        num_simulations=mc.num_simulations,
-        c_puct=mc.c_puct,
-        c_base=mc.c_base,
-        c_init=mc.c_init,
-        fpu_value=mc.fpu_value,
-        dirichlet_alpha=mc.dirichlet_alpha,
-        dirichlet_epsilon=mc.dirichlet_epsilon,
-    )
-    PUCTConfig(
-        num_simulations=config.arena.num_simulations,
-        c_puct=mc.c_puct,
-        c_base=mc.c_base,
-        c_init=mc.c_init,
-        fpu_value=mc.fpu_value,
-    )
+    PUCTConfig(**selfplay_puct(config))  # what the run hands its actors
+    PUCTConfig(**arena_puct(config))
     game = games.make(config.game.name)
     tr = config.trainer
     model = build_network(network_config(config), game.observation_shape, game.num_actions)

@@ -278,6 +278,25 @@ def network_config(config: TrainSchema) -> NetworkConfig:
     )
 
 
+def selfplay_puct(config: TrainSchema) -> dict:
+    """Keyword arguments of ``mcts.PUCTConfig`` for self-play: ``config.mcts`` with root noise."""
+    mc = config.mcts
+    return dict(
+        num_simulations=mc.num_simulations, c_puct=mc.c_puct, c_base=mc.c_base, c_init=mc.c_init,
+        fpu_value=mc.fpu_value, dirichlet_alpha=mc.dirichlet_alpha, dirichlet_epsilon=mc.dirichlet_epsilon,
+    )
+
+
+def arena_puct(config: TrainSchema) -> dict:
+    """Keyword arguments of ``mcts.PUCTConfig`` for gating and mistake rates: ``config.mcts`` with
+    ``arena.num_simulations`` and no root noise."""
+    mc = config.mcts
+    return dict(
+        num_simulations=config.arena.num_simulations, c_puct=mc.c_puct, c_base=mc.c_base, c_init=mc.c_init,
+        fpu_value=mc.fpu_value,
+    )
+
+
 def _positive(errors: list, key: str, value, allow_zero: bool = False) -> None:
     if value is None:
         return

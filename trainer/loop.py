@@ -32,7 +32,7 @@ import numpy as np
 
 import games
 from trainer import checkpoint as ckpt
-from trainer.config import TrainSchema, network_config, to_dict, validate
+from trainer.config import TrainSchema, arena_puct, network_config, selfplay_puct, to_dict, validate
 
 log = logging.getLogger(__name__)
 
@@ -226,14 +226,11 @@ class TrainingRun:
         self.started_ray = True
 
     def _worker_kwargs(self, incarnation: int) -> dict:
-        sp, mc = self.config.selfplay, self.config.mcts
+        sp = self.config.selfplay
         return dict(
             game_name=self.game.name,
             network_config=self.network_config.to_dict(),
-            puct_config=dict(
-                num_simulations=mc.num_simulations, c_puct=mc.c_puct, c_base=mc.c_base, c_init=mc.c_init,
-                fpu_value=mc.fpu_value, dirichlet_alpha=mc.dirichlet_alpha, dirichlet_epsilon=mc.dirichlet_epsilon,
-            ),
+            puct_config=selfplay_puct(self.config),
             num_games=sp.games_per_actor,
             moves_per_call=sp.moves_per_call,
             temperature=sp.temperature,
@@ -492,12 +489,11 @@ class TrainingRun:
         """The arena actor: gating matches and mistake rates against perfect play."""
         from trainer.actors import GatingActor
 
-        ar, mc = self.config.arena, self.config.mcts
+        ar = self.config.arena
         return GatingActor.options(num_cpus=ar.num_cpus).remote(
             game_name=self.game.name,
             network_config=self.network_config.to_dict(),
-            puct_config=dict(num_simulations=ar.num_simulations, c_puct=mc.c_puct, c_base=mc.c_base,
-                             c_init=mc.c_init, fpu_value=mc.fpu_value),
+            puct_config=arena_puct(self.config),
             num_games=ar.num_games, threshold=ar.threshold, opening_random_plies=ar.opening_random_plies,
             seed=seed,
         )
