@@ -39,12 +39,6 @@ SPEC_HELP = """player specs (every kind also takes seed=INT):
   mcts:model=PATH,sims=200   network + PUCT search (PATH: export folder or .pt file)
   policy:model=PATH          the network's policy alone
   human                      moves typed on stdin"""
-#: Random opening plies per game when ``--opening-plies`` is not given. Tic-tac-toe gets one: every
-#: one-ply position is still a draw under perfect play, while some two-ply ones are lost, so two
-#: random plies would hand perfect players losses (paired colours keep it fair, but W/D/L then
-#: reads as if they blundered). Connect Four gets two.
-DEFAULT_OPENING_PLIES = {"tictactoe": 1, "connect4": 2}
-FALLBACK_OPENING_PLIES = 2
 
 
 def _console(stream):
@@ -192,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         args.game = args.game or _game_of_models(list(args.ladder or []) + list(args.players))
         if args.opening_plies is None:
-            args.opening_plies = DEFAULT_OPENING_PLIES.get(args.game, FALLBACK_OPENING_PLIES)
+            args.opening_plies = games.make(args.game).default_opening_plies  # tic-tac-toe 1, Connect Four 2
         if not 0.0 < args.confidence < 1.0:
             parser.error(f"--confidence: expected a level in (0, 1), got {args.confidence}")
         if not args.prior_draws >= 0.0:

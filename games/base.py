@@ -41,6 +41,9 @@ class Game(ABC):
         observation_shape: ``(C, H, W)`` of one encoded observation.
         state_size: ``S``, the number of ``int64`` columns of a state row.
         max_game_length: an upper bound on the plies of any game.
+        default_opening_plies: seeded random plies that open each pair of arena games when the
+            command line does not say (``arena --opening-plies``); enough for distinct games, few
+            enough that perfect players are not handed lost positions too often.
     """
 
     name: str = ""
@@ -49,6 +52,7 @@ class Game(ABC):
     observation_shape: tuple[int, int, int] = (0, 0, 0)
     state_size: int = 0
     max_game_length: int = 0
+    default_opening_plies: int = 2
 
     # ----------------------------------------------------------------- batched API
     @abstractmethod

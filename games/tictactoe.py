@@ -107,6 +107,8 @@ class TicTacToe(bb.BitboardGame):
     num_actions = NUM_CELLS
     observation_shape = (2, 3, 3)
     max_game_length = NUM_CELLS
+    #: every one-ply position is still a draw under perfect play; some two-ply ones are lost
+    default_opening_plies = 1
 
     # ----------------------------------------------------------------- batched API
     def _legal_kernel(self, states, out):
