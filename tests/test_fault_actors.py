@@ -10,21 +10,20 @@ killed with ``ray.kill`` by the ``TABULA_RASA_FAULT`` test hook (trainer/loop.py
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers_train import TINY_TRAIN, run_train
 
 import games
 from selfplay.worker import GAME_ID_BLOCK
 from trainer import checkpoint as ckpt
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-TRAIN = [sys.executable, "-m", "trainer.cli", "experiment=tiny", "game=tictactoe"]
+TRAIN = TINY_TRAIN
 
 #: tic-tac-toe's 8 lines, as sets of cells 0-8
 LINES = [
@@ -40,19 +39,7 @@ LINES = [
 
 
 def train(*overrides: str, fault: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    env = {key: value for key, value in os.environ.items() if key != "TABULA_RASA_FAULT"}
-    env["COLUMNS"] = "1000"  # the status console does not wrap messages
-    if fault:
-        env["TABULA_RASA_FAULT"] = fault
-    return subprocess.run(
-        [*TRAIN, *overrides],
-        cwd=REPO_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    return run_train([*TRAIN, *overrides], fault=fault, timeout=timeout)
 
 
 def scalars(run_dir: Path, tag: str) -> list[tuple[int, float]]:

@@ -12,20 +12,19 @@ from __future__ import annotations
 import os
 import pickle
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from helpers_train import TINY_TRAIN, run_train
 
 from trainer import checkpoint as ckpt
 
 pytestmark = pytest.mark.slow
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-TRAIN = [sys.executable, "-m", "trainer.cli", "experiment=tiny", "game=tictactoe"]
+TRAIN = TINY_TRAIN
 #: nothing listens here: a run that started Ray before failing would say it could not connect
 NO_RAY = "ray.address=127.0.0.1:1"
 
@@ -41,17 +40,7 @@ class _Exploit:
 
 
 def train(*overrides: str, timeout: float = 300) -> tuple[int, str]:
-    env = {key: value for key, value in os.environ.items() if key != "TABULA_RASA_FAULT"}
-    env["COLUMNS"] = "1000"  # the status console does not wrap messages
-    result = subprocess.run(
-        [*TRAIN, *overrides],
-        cwd=REPO_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    result = run_train([*TRAIN, *overrides], timeout=timeout)
     return result.returncode, " ".join((result.stdout + result.stderr).split())
 
 
@@ -128,17 +117,7 @@ def test_another_game_or_network_is_refused_before_ray(finished_run, tmp_path, o
     command = [*TRAIN[:-1], override if override.startswith("game=") else "game=tictactoe"]
     if not override.startswith("game="):
         command.append(override)
-    env = {key: value for key, value in os.environ.items() if key != "TABULA_RASA_FAULT"}
-    env["COLUMNS"] = "1000"  # the status console does not wrap messages
-    result = subprocess.run(
-        [*command, f"hydra.run.dir={run_dir}", f"resume={run_dir}", NO_RAY],
-        cwd=REPO_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    result = run_train([*command, f"hydra.run.dir={run_dir}", f"resume={run_dir}", NO_RAY])
     output = " ".join((result.stdout + result.stderr).split())
     assert result.returncode == 1, output[-3000:]
     assert "Traceback" not in output
