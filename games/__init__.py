@@ -10,6 +10,8 @@ from games.base import NO_WINNER, Game
 _REGISTRY = {
     "tictactoe": ("games.tictactoe", "TicTacToe"),
     "connect4": ("games.connect4.game", "ConnectFour"),
+    "othello": ("games.othello", "Othello"),
+    "othello6x6": ("games.othello", "Othello6x6"),
 }
 
 

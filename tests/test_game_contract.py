@@ -76,7 +76,8 @@ def test_step_does_not_mutate_input(name):
     game = games.make(name)
     state = game.initial_states(2)
     copy = state.copy()
-    game.step(state, np.array([0, 1]))
+    legal = np.flatnonzero(game.legal_mask(state)[0])
+    game.step(state, legal[[0, -1]])
     np.testing.assert_array_equal(state, copy)
 
 
@@ -117,6 +118,15 @@ def test_symmetries_map_legal_to_legal_and_preserve_outcomes(name):
     perms = game.action_symmetries
     assert perms.shape == (game.num_symmetries, game.num_actions)
     np.testing.assert_array_equal(perms[0], np.arange(game.num_actions))
+    # A move sequence's image is a game only under the symmetries that fix the start position
+    # (Othello's quarter turns swap its start colours; tests/test_othello.py checks those on states).
+    start = game.initial_states(1)
+    fixing = [
+        g for g in range(game.num_symmetries)
+        if (game.transform_observation(game.observation(start), g) == game.observation(start)).all()
+        and (game.transform_policy(game.legal_mask(start), g) == game.legal_mask(start)).all()
+    ]
+    assert 0 in fixing
     for _ in range(40):
         actions = []
         state = game.initial_state()
@@ -126,7 +136,7 @@ def test_symmetries_map_legal_to_legal_and_preserve_outcomes(name):
             actions.append(action)
             state = game.result(state, action)
         original = game.states_from_moves([game.format_moves(actions)])
-        for g in range(game.num_symmetries):
+        for g in fixing:
             image = game.states_from_moves([game.format_moves(perms[g][actions])])
             np.testing.assert_array_equal(game.legal_mask(image), game.transform_policy(game.legal_mask(original), g))
             np.testing.assert_array_equal(game.winner(image), game.winner(original))
@@ -156,15 +166,24 @@ def test_move_strings_round_trip_and_errors(name):
                 with pytest.raises(ValueError, match=f"move {ply + 1}"):
                     game.parse_moves(game.format_moves(actions[:ply] + illegal[:1]))
                 break
-    with pytest.raises(ValueError, match="move 2"):
-        game.parse_moves("1x")
+    # a character no notation uses, after one and after two legal moves (separated by a space)
+    state = game.initial_state()
+    first = game.actions(state)[0]
+    second = game.actions(game.result(state, first))[0]
+    with pytest.raises(ValueError, match="move 2: expected"):
+        game.parse_moves(game.format_moves([first]) + " ?")
     with pytest.raises(ValueError, match="move 3: expected"):
-        game.parse_moves("120")
+        game.parse_moves(game.format_moves([first, second]) + " ?")
     with pytest.raises(ValueError):
         games.make("chess")
 
 
 def test_move_string_errors_of_the_shipped_games():
+    for name in ("connect4", "tictactoe"):
+        with pytest.raises(ValueError, match="move 2"):
+            games.make(name).parse_moves("1x")
+        with pytest.raises(ValueError, match="move 3: expected"):
+            games.make(name).parse_moves("120")
     with pytest.raises(ValueError, match="move 7: column 1 is full"):
         games.make("connect4").parse_moves("1111111")
     with pytest.raises(ValueError, match="move 2: cell 1 is occupied"):

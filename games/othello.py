@@ -1,0 +1,522 @@
+"""Othello (Reversi) on 8x8 and 6x6 boards, on 64-bit bitboards, batched.
+
+Rules (the World Othello Federation's): Black (player 0) moves first from the four centre discs
+(White on d4 and e5, Black on d5 and e4). A placement must flip at least one line of the
+opponent's discs, bracketed between the new disc and one of the mover's own, in any of the eight
+directions. **A player without a legal placement passes**: the pass is an action of its own
+(``pass_action``, the last index), legal exactly when no placement is, so the players still
+alternate ply by ply. The game ends when neither player can place a disc (the board is full, or
+both would pass); more discs wins, equal counts draw.
+
+Cells are numbered row-major from the top-left, ``cell = row * N + col``; move strings use the
+usual notation, a column letter and a row number from the top-left (``d3`` is row 2, column 3),
+with ``pass`` for the pass, concatenated or separated by spaces (``"d3c5"``, ``"d3 c5 pass"``).
+
+A state row is ``[current, opponent, ply, status]`` (``int64``): the discs of the player to move
+and of the other player as bitboards (bit ``cell``; the 64-bit pattern is stored in an int64),
+the plies played (passes included: the player to move is ``ply % 2``) and the status of
+``games.bitboard`` (``ONGOING``, ``FIRST_PLAYER_WON``, ``SECOND_PLAYER_WON``, ``DRAW``).
+
+Move generation is the usual shift-and-mask one (Kogge-Stone style fills along the eight
+directions, as in chess-programming bitboards); the kernels work on ``uint64`` views only, so no
+arithmetic right shift ever smears a sign bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from games import bitboard as bb
+from games.base import check_batch
+
+ONGOING, FIRST_PLAYER_WON, SECOND_PLAYER_WON, DRAW = (
+    bb.ONGOING, bb.FIRST_PLAYER_WON, bb.SECOND_PLAYER_WON, bb.DRAW,
+)
+CURRENT, OPPONENT, PLY, STATUS = 0, 1, 2, 3
+STATE_SIZE = 4
+
+#: weights of the static evaluation (``Othello.heuristic_fn``): points per corner, per legal
+#: placement and per disc, each counted as the mover's minus the opponent's
+CORNER_WEIGHT = 25
+MOBILITY_WEIGHT = 5
+DISC_WEIGHT = 1
+
+_U1 = np.uint64(1)
+_U0 = np.uint64(0)
+
+
+def _board_masks(n: int) -> tuple[np.uint64, np.uint64, np.uint64]:
+    """``(board, not_first_column, not_last_column)`` bitboards of an ``n x n`` board."""
+    board = (1 << (n * n)) - 1
+    first = sum(1 << (r * n) for r in range(n))
+    last = sum(1 << (r * n + n - 1) for r in range(n))
+    return np.uint64(board), np.uint64(board & ~first), np.uint64(board & ~last)
+
+
+@njit(cache=True, inline="always")
+def _shift(x, direction, n, board, not_first, not_last):
+    """Move every disc of ``x`` (uint64) one cell in ``direction`` 0-7, dropping what leaves the board.
+
+    Directions: 0 east, 1 west, 2 south, 3 north, 4 south-east, 5 south-west, 6 north-east,
+    7 north-west (south = towards higher rows).
+    """
+    un = np.uint64(n)
+    if direction == 0:
+        return (x << _U1) & not_first
+    if direction == 1:
+        return (x >> _U1) & not_last
+    if direction == 2:
+        return (x << un) & board
+    if direction == 3:
+        return x >> un
+    if direction == 4:
+        return (x << (un + _U1)) & not_first
+    if direction == 5:
+        return (x << (un - _U1)) & not_last
+    if direction == 6:
+        return (x >> (un - _U1)) & not_first
+    return (x >> (un + _U1)) & not_last
+
+
+@njit(cache=True)
+def _placements(current, opponent, n, board, not_first, not_last):
+    """Bitboard (uint64) of the legal placements of the player owning ``current``."""
+    empty = board & ~(current | opponent)
+    moves = _U0
+    for d in range(8):
+        t = _shift(current, d, n, board, not_first, not_last) & opponent
+        for _ in range(n - 3):
+            t |= _shift(t, d, n, board, not_first, not_last) & opponent
+        moves |= _shift(t, d, n, board, not_first, not_last) & empty
+    return moves
+
+
+@njit(cache=True)
+def _flips(current, opponent, move, n, board, not_first, not_last):
+    """Discs (uint64) flipped by placing the disc ``move`` (one bit) for the owner of ``current``."""
+    flipped = _U0
+    for d in range(8):
+        line = _U0
+        x = _shift(move, d, n, board, not_first, not_last)
+        while x != _U0 and (x & opponent) != _U0:
+            line |= x
+            x = _shift(x, d, n, board, not_first, not_last)
+        if (x & current) != _U0:
+            flipped |= line
+    return flipped
+
+
+@njit(cache=True, inline="always")
+def _popcount(x):
+    count = 0
+    while x != _U0:
+        x &= x - _U1
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def _play(current, opponent, ply, action, n, board, not_first, not_last):
+    """One move from a live position; returns ``(current, opponent, ply, status, error)``.
+
+    The returned bitboards are from the view of the new player to move; ``error`` is
+    ``bb.ERROR_ILLEGAL`` (2) for an illegal action, else ``bb.OK`` (0).
+    """
+    cells = n * n
+    moves = _placements(current, opponent, n, board, not_first, not_last)
+    if action == cells:  # the pass: legal only without a placement
+        if moves != _U0:
+            return current, opponent, ply, 0, 2
+        new_current, new_opponent = opponent, current
+    else:
+        if action < 0 or action > cells:
+            return current, opponent, ply, 0, 2
+        bit = _U1 << np.uint64(action)
+        if (moves & bit) == _U0:
+            return current, opponent, ply, 0, 2
+        flipped = _flips(current, opponent, bit, n, board, not_first, not_last)
+        new_current = opponent & ~flipped
+        new_opponent = current | bit | flipped
+    status = 0
+    if (
+        _placements(new_current, new_opponent, n, board, not_first, not_last) == _U0
+        and _placements(new_opponent, new_current, n, board, not_first, not_last) == _U0
+    ):
+        to_move_discs = _popcount(new_current)
+        other_discs = _popcount(new_opponent)
+        if to_move_discs == other_discs:
+            status = 3
+        else:
+            to_move = (ply + 1) & 1
+            winner = to_move if to_move_discs > other_discs else 1 - to_move
+            status = 1 + winner
+    return new_current, new_opponent, ply + 1, status, 0
+
+
+@njit(cache=True)
+def _step_kernel(states, actions, out, n, board, not_first, not_last):
+    bits = states.view(np.uint64)
+    out_bits = out.view(np.uint64)
+    for b in range(states.shape[0]):
+        if states[b, 3] != 0:
+            return b, 1
+        current, opponent, ply, status, error = _play(
+            bits[b, 0], bits[b, 1], states[b, 2], actions[b], n, board, not_first, not_last
+        )
+        if error:
+            return b, error
+        out_bits[b, 0] = current
+        out_bits[b, 1] = opponent
+        out[b, 2] = ply
+        out[b, 3] = status
+    return -1, 0
+
+
+@njit(cache=True)
+def _legal_kernel(states, out, n, board, not_first, not_last):
+    bits = states.view(np.uint64)
+    cells = n * n
+    for b in range(states.shape[0]):
+        if states[b, 3] != 0:
+            continue
+        moves = _placements(bits[b, 0], bits[b, 1], n, board, not_first, not_last)
+        if moves == _U0:
+            out[b, cells] = True
+            continue
+        for cell in range(cells):
+            if (moves >> np.uint64(cell)) & _U1:
+                out[b, cell] = True
+    return out
+
+
+@njit(cache=True)
+def _observation_kernel(states, out, n):
+    bits = states.view(np.uint64)
+    for b in range(states.shape[0]):
+        for cell in range(n * n):
+            out[b, 0, cell // n, cell % n] = (bits[b, 0] >> np.uint64(cell)) & _U1
+            out[b, 1, cell // n, cell % n] = (bits[b, 1] >> np.uint64(cell)) & _U1
+    return out
+
+
+@njit(cache=True)
+def _single_actions(current, opponent, n, board, not_first, not_last):
+    """Legal actions of a live position, in increasing order (int64 arguments, bit patterns)."""
+    moves = _placements(np.uint64(current), np.uint64(opponent), n, board, not_first, not_last)
+    out = []
+    if moves == _U0:
+        out.append(n * n)
+        return out
+    for cell in range(n * n):
+        if (moves >> np.uint64(cell)) & _U1:
+            out.append(cell)
+    return out
+
+
+@njit(cache=True)
+def _single_result(current, opponent, ply, action, n, board, not_first, not_last):
+    new_current, new_opponent, new_ply, status, error = _play(
+        np.uint64(current), np.uint64(opponent), ply, action, n, board, not_first, not_last
+    )
+    return np.int64(new_current), np.int64(new_opponent), new_ply, status, error
+
+
+@njit(cache=True)
+def _evaluate(current, opponent, n, board, not_first, not_last, corners):
+    me = np.uint64(current)
+    them = np.uint64(opponent)
+    mobility = _popcount(_placements(me, them, n, board, not_first, not_last)) - _popcount(
+        _placements(them, me, n, board, not_first, not_last)
+    )
+    corner = _popcount(me & corners) - _popcount(them & corners)
+    discs = _popcount(me) - _popcount(them)
+    return CORNER_WEIGHT * corner + MOBILITY_WEIGHT * mobility + DISC_WEIGHT * discs
+
+
+def _symmetry_table(n: int) -> np.ndarray:
+    """``[8, n*n + 1]``: row ``4 * reflect + turns`` mirrors left-right (if ``reflect``), then
+    turns the board ``turns`` quarter turns clockwise; the pass maps to itself."""
+    perms = []
+    for reflect in (False, True):
+        for turns in range(4):
+            perm = []
+            for cell in range(n * n):
+                row, col = divmod(cell, n)
+                if reflect:
+                    col = n - 1 - col
+                for _ in range(turns):
+                    row, col = col, n - 1 - row
+                perm.append(row * n + col)
+            perms.append(perm + [n * n])
+    return np.array(perms, dtype=np.int64)
+
+
+class Othello(bb.BitboardGame):
+    """Othello on an 8x8 board: 65 actions (64 cells, then the pass), observation ``(2, 8, 8)``
+    (plane 0 the discs of the player to move, plane 1 the opponent's; image row 0 = row 1),
+    8 symmetries (the board's rotations and reflections)."""
+
+    name = "othello"
+    version = 1
+    size = 8
+    num_actions = 8 * 8 + 1
+    observation_shape = (2, 8, 8)
+    state_size = STATE_SIZE
+    max_game_length = 2 * (8 * 8 - 4)  # 60 placements, and at most one pass before each
+    default_opening_plies = 2
+    #: bound on ``|heuristic_fn()(state)|`` (4 corners, N*N placements, N*N discs)
+    heuristic_bound = float(4 * CORNER_WEIGHT + 2 * 64 * MOBILITY_WEIGHT + 64 * DISC_WEIGHT)
+
+    def __init__(self) -> None:
+        n = self.size
+        self._board, self._not_first, self._not_last = _board_masks(n)
+        self._masks = (n, self._board, self._not_first, self._not_last)
+        self._corners = np.uint64(sum(1 << c for c in (0, n - 1, n * (n - 1), n * n - 1)))
+        self._symmetries = _symmetry_table(n)
+        self._letters = "abcdefghijklmnopqrstuvwxyz"[:n]
+
+    @property
+    def pass_action(self) -> int:
+        """The pass: the last action index, ``N * N``."""
+        return self.size * self.size
+
+    # ----------------------------------------------------------------- batched API
+    def initial_states(self, batch_size: int) -> np.ndarray:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        n, h = self.size, self.size // 2
+        white = (1 << ((h - 1) * n + h - 1)) | (1 << (h * n + h))  # d4, e5 on 8x8
+        black = (1 << ((h - 1) * n + h)) | (1 << (h * n + h - 1))  # e4, d5
+        states = np.zeros((batch_size, STATE_SIZE), dtype=np.int64)
+        states[:, CURRENT] = black
+        states[:, OPPONENT] = white
+        return states
+
+    def _legal_kernel(self, states, out):
+        return _legal_kernel(states, out, *self._masks)
+
+    def _step_kernel(self, states, actions, out):
+        return _step_kernel(np.ascontiguousarray(states), actions, out, *self._masks)
+
+    def legal_mask(self, states: np.ndarray) -> np.ndarray:
+        check_batch(self, states)
+        out = np.zeros((states.shape[0], self.num_actions), dtype=np.bool_)
+        return _legal_kernel(np.ascontiguousarray(states), out, *self._masks)
+
+    def observation(self, states: np.ndarray) -> np.ndarray:
+        check_batch(self, states)
+        out = np.zeros((states.shape[0], *self.observation_shape), dtype=np.float32)
+        return _observation_kernel(np.ascontiguousarray(states), out, self.size)
+
+    def disc_counts(self, states: np.ndarray) -> np.ndarray:
+        """``[B, 2]`` int64: discs of player 0 (Black) and player 1 (White)."""
+        check_batch(self, states)
+        bits = np.ascontiguousarray(states[:, :2]).view(np.uint64)
+        counts = np.zeros((states.shape[0], 2), dtype=np.int64)
+        for column in range(2):
+            x = bits[:, column].copy()
+            while x.any():
+                counts[:, column] += (x & np.uint64(1)).astype(np.int64)
+                x >>= np.uint64(1)
+        black_to_move = (states[:, PLY] & 1) == 0
+        return np.where(black_to_move[:, None], counts, counts[:, ::-1])
+
+    # ------------------------------------------------------------------ symmetries
+    @property
+    def action_symmetries(self) -> np.ndarray:
+        return self._symmetries
+
+    def transform_observation(self, observations: np.ndarray, symmetry: int) -> np.ndarray:
+        if not 0 <= symmetry < 8:
+            raise ValueError(f"symmetry must be in 0..7, got {symmetry}")
+        n = self.size
+        flat = observations.reshape(*observations.shape[:-2], n * n)
+        out = np.empty_like(flat)
+        out[..., self._symmetries[symmetry, : n * n]] = flat
+        return out.reshape(observations.shape)
+
+    def transform_states(self, states: np.ndarray, symmetry: int) -> np.ndarray:
+        """The image of each state ``[B, S]`` under symmetry ``symmetry`` (same ply and status).
+
+        Four of the eight symmetries (the quarter turns and the reflections in a vertical or
+        horizontal axis) do not fix the start position: they swap its colours. Their images are
+        positions of the same rules, though not reachable from the standard start.
+
+        Raises:
+            ValueError: for a symmetry outside 0..7 or a bad batch.
+        """
+        check_batch(self, states)
+        if not 0 <= symmetry < 8:
+            raise ValueError(f"symmetry must be in 0..7, got {symmetry}")
+        n = self.size
+        bits = np.ascontiguousarray(states[:, :2]).view(np.uint64)
+        cells = np.arange(n * n, dtype=np.uint64)
+        planes = ((bits[:, :, None] >> cells) & np.uint64(1)).astype(bool)  # [B, 2, N*N]
+        moved = np.zeros_like(planes)
+        moved[..., self._symmetries[symmetry, : n * n]] = planes
+        packed = (moved.astype(np.uint64) << cells).sum(axis=-1, dtype=np.uint64)
+        out = states.copy()
+        out[:, :2] = packed.view(np.int64)
+        return out
+
+    # ----------------------------------------------------------------- move strings
+    def action_to_string(self, action: int) -> str:
+        action = int(action)
+        if action == self.pass_action:
+            return "pass"
+        if not 0 <= action < self.pass_action:
+            raise ValueError(f"expected an action in 0..{self.pass_action}, got {action}")
+        row, col = divmod(action, self.size)
+        return f"{self._letters[col]}{row + 1}"
+
+    def format_moves(self, actions) -> str:
+        return "".join(self.action_to_string(a) for a in actions)
+
+    def parse_cell(self, text: str) -> int:
+        """The action of one cell or the pass in move notation (``"d3"``, ``"pass"``).
+
+        Raises:
+            ValueError: for anything else.
+        """
+        token = text.strip().lower()
+        if token == "pass":
+            return self.pass_action
+        n = self.size
+        if len(token) >= 2 and token[0] in self._letters and token[1:].isdigit() and 1 <= int(token[1:]) <= n:
+            return (int(token[1:]) - 1) * n + self._letters.index(token[0])
+        raise ValueError(f"expected a cell a1-{self._letters[-1]}{n} or 'pass', got {text!r}")
+
+    def parse_moves(self, text: str) -> list[int]:
+        """Parse ``"d3c5"``, ``"d3 c5 pass"`` (case-insensitive) into actions from the start.
+
+        Raises:
+            ValueError: ``move N: ...`` for a token that is not a cell or ``pass``, an occupied or
+                non-flipping cell, a pass while a placement exists, or a move after the end.
+        """
+        actions: list[int] = []
+        state = self.initial_state()
+        text = text.strip().lower()
+        i = 0
+        n = self.size
+        while i < len(text):
+            if text[i].isspace():
+                i += 1
+                continue
+            number = len(actions) + 1
+            if text.startswith("pass", i):
+                action, i = self.pass_action, i + 4
+            elif text[i] in self._letters:
+                j = i + 1
+                while j < len(text) and text[j].isdigit():
+                    j += 1
+                if j == i + 1 or not 1 <= int(text[i + 1 : j]) <= n:
+                    raise ValueError(
+                        f"move {number}: expected a row 1-{n} after {text[i]!r}, got {text[i + 1 : j + 1]!r}"
+                    )
+                action = (int(text[i + 1 : j]) - 1) * n + self._letters.index(text[i])
+                i = j
+            else:
+                raise ValueError(
+                    f"move {number}: expected a cell a1-{self._letters[-1]}{n} or 'pass', got {text[i]!r}"
+                )
+            if self.terminal_test(state):
+                raise ValueError(f"move {number}: the game is already over")
+            legal = self.actions(state)
+            if action not in legal:
+                why = "a placement exists" if action == self.pass_action else "it flips no disc"
+                if action != self.pass_action and (state[CURRENT] | state[OPPONENT]) >> action & 1:
+                    why = "the cell is occupied"
+                raise ValueError(
+                    f"move {number}: {self.action_to_string(action)} is illegal ({why}); "
+                    f"legal: {' '.join(self.action_to_string(a) for a in legal)}"
+                )
+            state = self.result(state, action)
+            actions.append(action)
+        return actions
+
+    def render(self, state) -> str:
+        current, opponent, ply, _ = (int(v) for v in state)
+        black, white = (current, opponent) if ply % 2 == 0 else (opponent, current)
+        n = self.size
+        rows = ["  " + " ".join(self._letters)]
+        for row in range(n):
+            cells = []
+            for col in range(n):
+                bit = 1 << (row * n + col)
+                cells.append("X" if black & bit else ("O" if white & bit else "."))
+            rows.append(f"{row + 1} " + " ".join(cells))
+        rows.append(f"{'X (Black)' if ply % 2 == 0 else 'O (White)'} to move")
+        return "\n".join(rows)
+
+    # ---------------------------------- the seed's six functions, compiled for classical search
+    def actions(self, state: tuple) -> list[int]:
+        if state[STATUS] != ONGOING:
+            return []
+        return list(_single_actions(state[CURRENT], state[OPPONENT], *self._masks))
+
+    def result(self, state: tuple, action: int) -> tuple:
+        if state[STATUS] != ONGOING:
+            raise ValueError("the game is over: no action is legal")
+        current, opponent, ply, status, error = _single_result(
+            state[CURRENT], state[OPPONENT], state[PLY], int(action), *self._masks
+        )
+        if error:
+            raise ValueError(f"illegal action {action}: expected one of {self.actions(state)}")
+        return (int(current), int(opponent), int(ply), int(status))
+
+    # ------------------------------------------------------------------- search hooks
+    def heuristic_fn(self):
+        """Static evaluation of a live state tuple for the player to move, an ``int`` with
+        ``|value| <= heuristic_bound``: ``CORNER_WEIGHT`` x corner discs + ``MOBILITY_WEIGHT`` x
+        legal placements + ``DISC_WEIGHT`` x discs, each the mover's minus the opponent's (the
+        three classical Othello features: Rosenbloom, "A world-championship-level Othello
+        program", *Artificial Intelligence* 19 (1982); the weights are chosen here)."""
+        masks, corners = self._masks, self._corners
+
+        def evaluate(state: tuple) -> int:
+            return int(_evaluate(state[CURRENT], state[OPPONENT], *masks, corners))
+
+        return evaluate
+
+    def action_order(self) -> list[int]:
+        """Corners first, then the other cells by how far they lie from the squares next to a
+        corner (those last), then the pass."""
+        n = self.size
+
+        def rank(cell: int) -> tuple[int, int]:
+            row, col = divmod(cell, n)
+            edge_r, edge_c = min(row, n - 1 - row), min(col, n - 1 - col)
+            if edge_r == 0 and edge_c == 0:
+                return (0, cell)
+            if edge_r <= 1 and edge_c <= 1:
+                return (3, cell)  # X and C squares beside a corner
+            if edge_r == 0 or edge_c == 0:
+                return (1, cell)
+            return (2, cell)
+
+        return sorted(range(n * n), key=rank) + [self.pass_action]
+
+    def transposition_key(self, state: tuple):
+        """``(current, opponent, ply parity)``: the ply count itself does not change the position."""
+        return (state[CURRENT], state[OPPONENT], state[PLY] & 1, state[STATUS])
+
+    def default_network(self, gpu: bool = False) -> dict:
+        """``networks.config.NetworkConfig`` keyword arguments: a ResNet, 10x128 on a GPU, 4x32 on a CPU."""
+        blocks, channels, value_hidden = (10, 128, 128) if gpu else (4, 32, 64)
+        return {
+            "kind": "resnet", "num_blocks": blocks, "channels": channels,
+            "policy_channels": 2, "value_channels": 1, "value_hidden": value_hidden,
+        }
+
+
+class Othello6x6(Othello):
+    """Othello on a 6x6 board: 37 actions (36 cells, then the pass), observation ``(2, 6, 6)``."""
+
+    name = "othello6x6"
+    version = 1
+    size = 6
+    num_actions = 6 * 6 + 1
+    observation_shape = (2, 6, 6)
+    max_game_length = 2 * (6 * 6 - 4)
+    heuristic_bound = float(4 * CORNER_WEIGHT + 2 * 36 * MOBILITY_WEIGHT + 36 * DISC_WEIGHT)
