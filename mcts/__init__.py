@@ -1,4 +1,5 @@
-"""Batched Monte Carlo tree search: PUCT (AlphaZero) and UCT with random rollouts.
+"""Batched Monte Carlo tree search: PUCT (AlphaZero), Gumbel root search, MCTS-solver proofs and
+UCT with random rollouts.
 
 Imports ``games`` only; the network arrives as an ``evaluate_fn`` (see ``mcts.evaluators``).
 Trees are preallocated arrays with a leading batch axis (``mcts.tree``, mctx layout), and the
@@ -12,6 +13,7 @@ from mcts.evaluators import (
     uniform_evaluator,
     uniform_state_evaluator,
 )
+from mcts.gumbel import GumbelConfig, GumbelOutput, considered_visit_sequence, run_gumbel
 from mcts.policy import (
     GREEDY_TEMPERATURE,
     add_dirichlet_noise,
@@ -22,30 +24,51 @@ from mcts.policy import (
     select_actions,
     visit_policy,
 )
-from mcts.search import PUCTConfig, SearchOutput, run_puct
-from mcts.tree import NO_PARENT, ROOT_INDEX, UNVISITED, Tree, reroot
+from mcts.search import PUCTConfig, SearchOutput, root_child_proven_values, run_puct
+from mcts.solver import solver_visit_counts
+from mcts.tree import (
+    NO_PARENT,
+    PROVEN_DRAW,
+    PROVEN_LOSS,
+    PROVEN_WIN,
+    ROOT_INDEX,
+    UNPROVEN,
+    UNVISITED,
+    Tree,
+    reroot,
+)
 from mcts.uct import DEFAULT_UCT_C, run_uct, uct_search
 
 __all__ = [
     "DEFAULT_UCT_C",
     "GREEDY_TEMPERATURE",
     "NO_PARENT",
+    "PROVEN_DRAW",
+    "PROVEN_LOSS",
+    "PROVEN_WIN",
     "ROOT_INDEX",
+    "UNPROVEN",
     "UNVISITED",
+    "GumbelConfig",
+    "GumbelOutput",
     "PUCTConfig",
     "SearchOutput",
     "Tree",
     "add_dirichlet_noise",
     "completed_q_policy",
+    "considered_visit_sequence",
     "dirichlet_noise",
     "improved_policy",
     "mask_priors",
     "random_rollout_evaluator",
     "random_rollouts",
     "reroot",
+    "root_child_proven_values",
+    "run_gumbel",
     "run_puct",
     "run_uct",
     "select_actions",
+    "solver_visit_counts",
     "state_evaluator",
     "uct_search",
     "uniform_evaluator",

@@ -15,6 +15,14 @@ from numba import njit
 #: Selection rules understood by ``select_leaves``.
 RULE_PUCT = 0
 RULE_UCT = 1
+#: Gumbel MuZero's deterministic interior selection (Danihelka et al. 2022, sec. 5, eq. 14).
+RULE_GUMBEL = 2
+#: ``root_actions`` entry that lets the rule choose at the root.
+NO_FORCED_ACTION = -1
+#: ``node_proof`` codes, as ``mcts.tree`` (UNPROVEN, PROVEN_LOSS, PROVEN_DRAW, PROVEN_WIN).
+_UNPROVEN = 0
+_PROVEN_DRAW = 2
+_PROVEN_WIN = 3
 
 
 @njit(cache=True)
@@ -22,6 +30,7 @@ def select_leaves(
     children_index, children_prior, children_legal, node_visits, node_value_sum, node_to_play,
     node_terminal, node_states, rule, c_puct, c_base, c_init, use_c_base, fpu_value, uct_c,
     out_parent, out_action, out_leaf, out_parent_states,
+    node_raw_value, node_proof, use_solver, root_actions, c_visit, c_scale,
 ):  # pragma: no cover - compiled
     """Walk every row from the root to a leaf.
 
@@ -43,18 +52,46 @@ def select_leaves(
 
         score(s, a) = (Q(s, a) + 1) / 2 + uct_c * sqrt(ln N(s) / N(s, a)),  +inf if N(s, a) = 0
 
+    Gumbel interior (Danihelka et al. 2022, sec. 5, eq. 14; mctx
+    ``gumbel_muzero_interior_action_selection``), deterministic::
+
+        pi'(s) = softmax(log P(s, .) + sigma(completed Q(s, .)))        (``completed_q_policy``)
+        a = argmax_a  pi'(s, a) - N(s, a) / (1 + sum_b N(s, b))
+
+    ``root_actions[b] >= 0`` forces the action taken at row ``b``'s root (Sequential Halving of
+    ``mcts.gumbel`` chooses it); ``NO_FORCED_ACTION`` lets the rule choose there too.
+
+    MCTS-solver (``use_solver``; Winands et al. 2008, sec. 3): a child proven won for the node's
+    player is taken at once, children proven lost for it are passed over while another child
+    remains, a proven child's Q is its exact proven value, and the walk stops at a proven
+    non-root node (its proven value is backed up, as for a terminal node).
+
     Ties go to the lowest action index.
     """
     batch = children_index.shape[0]
     num_actions = children_index.shape[2]
+    child_q = np.zeros(num_actions)
+    child_n = np.zeros(num_actions)
+    child_excluded = np.zeros(num_actions, dtype=np.bool_)
     for b in range(batch):
         node = 0
         while True:
-            if node_terminal[b, node]:
+            if node_terminal[b, node] or (use_solver and node != 0 and node_proof[b, node] != _UNPROVEN):
                 out_leaf[b] = node
                 out_parent[b] = -1
                 out_action[b] = -1
                 break
+            if node == 0 and root_actions[b] >= 0:
+                best_action = root_actions[b]
+                child = children_index[b, node, best_action]
+                if child < 0:
+                    out_leaf[b] = -1
+                    out_parent[b] = node
+                    out_action[b] = best_action
+                    out_parent_states[b, :] = node_states[b, node, :]
+                    break
+                node = child
+                continue
             parent_visits = node_visits[b, node]
             explore = 0.0
             log_parent = 0.0
@@ -68,21 +105,51 @@ def select_leaves(
                 log_parent = math.log(max(parent_visits, 1))
             best_action = -1
             best_score = -np.inf
+            fallback_action = -1
+            winning_action = -1
             player = node_to_play[b, node]
+            total_visits = 0.0
             for a in range(num_actions):
+                child_excluded[a] = False
+                child_n[a] = 0.0
+                child_q[a] = fpu_value
                 if not children_legal[b, node, a]:
                     continue
                 child = children_index[b, node, a]
-                child_visits = 0
-                q = fpu_value
                 if child >= 0:
-                    child_visits = node_visits[b, child]
-                    if child_visits > 0:
-                        q = node_value_sum[b, child] / child_visits
+                    visits = node_visits[b, child]
+                    child_n[a] = visits
+                    total_visits += visits
+                    if visits > 0:
+                        q = node_value_sum[b, child] / visits
                         if node_to_play[b, child] != player:
                             q = -q
+                        child_q[a] = q
+                    if use_solver and node_proof[b, child] != _UNPROVEN:
+                        proven = np.float64(node_proof[b, child] - _PROVEN_DRAW)
+                        if node_to_play[b, child] != player:
+                            proven = -proven
+                        child_q[a] = proven
+                        if proven > 0 and winning_action < 0:
+                            winning_action = a
+                        elif proven < 0:
+                            child_excluded[a] = True
+                            if fallback_action < 0:
+                                fallback_action = a
+            if rule == RULE_GUMBEL:
+                _gumbel_interior_scores(
+                    children_prior, children_legal, b, node, node_raw_value[b, node], child_q, child_n,
+                    total_visits, c_visit, c_scale,
+                )
+            for a in range(num_actions):
+                if not children_legal[b, node, a] or child_excluded[a]:
+                    continue
+                child_visits = child_n[a]
+                q = child_q[a]
                 if rule == RULE_PUCT:
                     score = q + explore * children_prior[b, node, a] / (1.0 + child_visits)
+                elif rule == RULE_GUMBEL:
+                    score = child_q[a]  # overwritten with pi'(a) - N(a) / (1 + sum N)
                 else:
                     if child_visits == 0:
                         score = np.inf
@@ -91,6 +158,10 @@ def select_leaves(
                 if best_action < 0 or score > best_score:
                     best_score = score
                     best_action = a
+            if winning_action >= 0:
+                best_action = winning_action
+            elif best_action < 0:
+                best_action = fallback_action  # every legal child is proven lost
             child = children_index[b, node, best_action]
             if child < 0:
                 out_leaf[b] = -1
@@ -102,11 +173,60 @@ def select_leaves(
 
 
 @njit(cache=True)
+def _gumbel_interior_scores(
+    children_prior, children_legal, b, node, raw_value, child_q, child_n, total_visits, c_visit, c_scale,
+):  # pragma: no cover - compiled
+    """Overwrite ``child_q[a]`` with ``pi'(a) - N(a) / (1 + sum N)`` for the legal actions.
+
+    ``pi'`` is the completed-Q improved policy of ``mcts.policy.completed_q_policy`` (mixed value
+    for unvisited children, min-max rescaling, ``sigma = (c_visit + max N) * c_scale * q``).
+    """
+    num_actions = child_q.shape[0]
+    tiny = 1.1754943508222875e-38
+    visited_mass = 0.0
+    weighted = 0.0
+    max_visits = 0.0
+    for a in range(num_actions):
+        if children_legal[b, node, a] and child_n[a] > 0:
+            p = max(np.float64(children_prior[b, node, a]), tiny)
+            visited_mass += p
+            weighted += p * child_q[a]
+            max_visits = max(max_visits, child_n[a])
+    mixed = np.float64(raw_value)
+    if visited_mass > 0:
+        mixed = (raw_value + total_visits * (weighted / visited_mass)) / (total_visits + 1.0)
+    low = np.inf
+    high = -np.inf
+    for a in range(num_actions):
+        if not children_legal[b, node, a]:
+            continue
+        if child_n[a] == 0:  # unvisited (a proven child always has visits): the mixed value
+            child_q[a] = mixed
+        low = min(low, child_q[a])
+        high = max(high, child_q[a])
+    scale = (c_visit + max_visits) * c_scale / max(high - low, 1e-8)
+    top = -np.inf
+    for a in range(num_actions):
+        if children_legal[b, node, a]:
+            logit = math.log(max(np.float64(children_prior[b, node, a]), tiny)) + (child_q[a] - low) * scale
+            child_q[a] = logit
+            top = max(top, logit)
+    total = 0.0
+    for a in range(num_actions):
+        if children_legal[b, node, a]:
+            child_q[a] = math.exp(child_q[a] - top)
+            total += child_q[a]
+    for a in range(num_actions):
+        if children_legal[b, node, a]:
+            child_q[a] = child_q[a] / total - child_n[a] / (1.0 + total_visits)
+
+
+@njit(cache=True)
 def expand_and_backup(
     node_visits, node_value_sum, node_raw_value, node_to_play, node_terminal, node_states, parents,
     action_from_parent, children_index, children_prior, children_legal, num_nodes,
     leaf_parent, leaf_action, leaf_node, new_states, new_to_play, new_terminal, new_values,
-    new_priors, new_legal,
+    new_priors, new_legal, node_proof, use_solver,
 ):  # pragma: no cover - compiled
     """Create the new leaves (rows with ``leaf_node[b] == -1``) and back their values up.
 
@@ -114,6 +234,11 @@ def expand_and_backup(
     value of a terminal leaf already in the tree is its stored exact value. Backup adds the
     value to every node on the path, negating it only when the player to move changes between a
     node and its parent (DESIGN.md; CASES A4).
+
+    With ``use_solver`` (MCTS-solver, Winands et al. 2008, sec. 3) a new terminal leaf whose exact
+    value is -1, 0 or +1 is proven, a proven leaf backs up its proven value, and proofs move up
+    the path: a parent with a child proven won for it is proven won; a parent whose legal children
+    all exist and are proven takes the best of their values (all lost: a proven loss).
     """
     batch = node_visits.shape[0]
     num_actions = children_index.shape[2]
@@ -133,9 +258,14 @@ def expand_and_backup(
                 children_prior[b, node, a] = new_priors[b, a]
                 children_legal[b, node, a] = new_legal[b, a]
             value = np.float64(new_values[b])
+            if use_solver and new_terminal[b] and (value == -1.0 or value == 0.0 or value == 1.0):
+                node_proof[b, node] = np.int8(value) + _PROVEN_DRAW
         else:
             node = leaf_node[b]
             value = np.float64(node_raw_value[b, node])
+            if use_solver and node_proof[b, node] != _UNPROVEN:
+                value = np.float64(node_proof[b, node] - _PROVEN_DRAW)
+        leaf = node
         while True:
             node_visits[b, node] += 1
             node_value_sum[b, node] += value
@@ -145,3 +275,36 @@ def expand_and_backup(
             if node_to_play[b, parent] != node_to_play[b, node]:
                 value = -value
             node = parent
+        if use_solver:
+            _propagate_proofs(children_index, children_legal, node_to_play, parents, node_proof, b, leaf)
+
+
+@njit(cache=True)
+def _propagate_proofs(children_index, children_legal, node_to_play, parents, node_proof, b, node):  # pragma: no cover - compiled
+    """Move proofs from ``node`` towards the root of row ``b`` while a parent becomes proven."""
+    num_actions = children_index.shape[2]
+    while node_proof[b, node] != _UNPROVEN:
+        parent = parents[b, node]
+        if parent < 0 or node_proof[b, parent] != _UNPROVEN:
+            return
+        player = node_to_play[b, parent]
+        all_proven = True
+        best = -2
+        for a in range(num_actions):
+            if not children_legal[b, parent, a]:
+                continue
+            child = children_index[b, parent, a]
+            if child < 0 or node_proof[b, child] == _UNPROVEN:
+                all_proven = False
+                continue
+            value = node_proof[b, child] - _PROVEN_DRAW
+            if node_to_play[b, child] != player:
+                value = -value
+            best = max(best, value)
+        if best == 1:
+            node_proof[b, parent] = _PROVEN_WIN
+        elif all_proven:
+            node_proof[b, parent] = best + _PROVEN_DRAW
+        else:
+            return
+        node = parent

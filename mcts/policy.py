@@ -196,6 +196,7 @@ def completed_q_policy(
     raw_values: np.ndarray,
     c_visit: float = 50.0,
     c_scale: float = 0.1,
+    rescale_values: bool = True,
 ) -> np.ndarray:
     """Improved policy target ``softmax(log P + sigma(completed Q))`` over legal actions.
 
@@ -205,8 +206,14 @@ def completed_q_policy(
     * unvisited actions get the *mixed value*
       ``(v_hat + sum_b N(b) * sum_{N(a)>0} P(a) Q(a) / sum_{N(a)>0} P(a)) / (1 + sum_b N(b))``
       where ``v_hat`` is the evaluator's value of the root;
-    * completed Q is rescaled to ``[0, 1]`` by its min and max over legal actions;
+    * completed Q is rescaled to ``[0, 1]`` by its min and max over legal actions
+      (``rescale_values``; pass False for Q values that are already normalised);
     * ``sigma(q) = (c_visit + max_b N(b)) * c_scale * q``.
+
+    Worked example: priors ``[0.5, 0.3, 0.2]``, visits ``[3, 1, 0]``, normalised Q
+    ``[0.50, 0.56, -]``, root value 0.50 give the mixed value 0.518, completed Q
+    ``[0.50, 0.56, 0.518]`` and, without rescaling, ``c_visit = 50``, ``c_scale = 1``, the policy
+    ``[0.060729, 0.876207, 0.063063]`` (``c_scale = 0.1``: ``[0.441566, 0.364127, 0.194307]``).
 
     Args:
         priors: ``[B, A]`` masked root priors (before noise), 0 on illegal actions.
@@ -216,6 +223,8 @@ def completed_q_policy(
         raw_values: ``[B]`` the evaluator's value of each root (root player's view).
         c_visit: ``c_visit`` of the paper (mctx ``maxvisit_init``), >= 0.
         c_scale: ``c_scale`` of the paper (mctx ``value_scale``), >= 0.
+        rescale_values: min-max rescale completed Q over the legal actions (mctx
+            ``rescale_values``, the default); False takes Q as already normalised.
 
     Returns:
         ``[B, A]`` float32: exactly 0 on illegal actions, finite, rows sum to 1 (CASES C4).
@@ -235,6 +244,21 @@ def completed_q_policy(
         raise ValueError(f"rows {np.flatnonzero(~legal.any(axis=1)).tolist()} have no legal action")
     if c_visit < 0 or c_scale < 0:
         raise ValueError(f"expected c_visit and c_scale >= 0, got {c_visit} and {c_scale}")
+    safe_p, sigma = completed_q_sigma(priors, legal, q_values, visit_counts, raw_values, c_visit, c_scale, rescale_values)
+    with np.errstate(divide="ignore"):
+        logits = np.where(legal, np.log(safe_p) + sigma, -np.inf)
+    logits = logits - logits.max(axis=1, keepdims=True)
+    weights = np.exp(logits)
+    return (weights / weights.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def completed_q_sigma(
+    priors, legal, q_values, visit_counts, raw_values, c_visit: float, c_scale: float, rescale_values: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(P floored at the float32 tiny [B, A] float64, sigma(completed Q) [B, A] float64)``, the two
+    terms of ``completed_q_policy`` (inputs unchecked; see there). Gumbel root selection
+    (``mcts.gumbel``) adds ``sigma`` to the Gumbel draw and the prior logits."""
+    legal = np.asarray(legal, dtype=bool)
     p = np.where(legal, np.asarray(priors, dtype=np.float64), 0.0)
     n = np.asarray(visit_counts, dtype=np.float64)
     visited = legal & (n > 0)
@@ -246,15 +270,12 @@ def completed_q_policy(
         weighted_q = np.where(visited_mass > 0, np.where(visited, safe_p * q, 0.0).sum(axis=1) / visited_mass, 0.0)
     mixed = (np.asarray(raw_values, dtype=np.float64) + total_visits * weighted_q) / (total_visits + 1.0)
     completed = np.where(visited, q, mixed[:, None])
-    low = np.where(legal, completed, np.inf).min(axis=1, keepdims=True)
-    high = np.where(legal, completed, -np.inf).max(axis=1, keepdims=True)
-    rescaled = (completed - low) / np.maximum(high - low, 1e-8)
-    sigma = (c_visit + n.max(axis=1, keepdims=True)) * c_scale * rescaled
-    with np.errstate(divide="ignore"):
-        logits = np.where(legal, np.log(safe_p) + sigma, -np.inf)
-    logits = logits - logits.max(axis=1, keepdims=True)
-    weights = np.exp(logits)
-    return (weights / weights.sum(axis=1, keepdims=True)).astype(np.float32)
+    if rescale_values:
+        low = np.where(legal, completed, np.inf).min(axis=1, keepdims=True)
+        high = np.where(legal, completed, -np.inf).max(axis=1, keepdims=True)
+        completed = (completed - low) / np.maximum(high - low, 1e-8)
+    sigma = (c_visit + n.max(axis=1, keepdims=True)) * c_scale * completed
+    return safe_p, np.where(legal, sigma, 0.0)
 
 
 def improved_policy(output, c_visit: float = 50.0, c_scale: float = 0.1) -> np.ndarray:

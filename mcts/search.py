@@ -25,7 +25,7 @@ from games.base import Game, check_batch
 from mcts import _kernels
 from mcts.evaluators import EvaluateFn, takes_states
 from mcts.policy import add_dirichlet_noise, check_rng, mask_priors
-from mcts.tree import ROOT_INDEX, Tree, empty_tree, grow_tree
+from mcts.tree import PROVEN_DRAW, ROOT_INDEX, UNPROVEN, Tree, empty_tree, grow_tree
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,9 @@ class PUCTConfig:
             passed over for untried moves, and a winning one keeps being preferred.
         dirichlet_alpha: root noise concentration, > 0.
         dirichlet_epsilon: root noise weight in ``[0, 1]``.
+        solver: MCTS-solver (Winands et al. 2008): back up proven wins, losses and draws, let them
+            drive selection (``mcts._kernels.select_leaves``) and report them exactly
+            (``SearchOutput.root_proof``; ``mcts.solver.solver_visit_counts`` for the move).
     """
 
     num_simulations: int = 800
@@ -54,6 +57,7 @@ class PUCTConfig:
     fpu_value: float = 0.0
     dirichlet_alpha: float = 0.3
     dirichlet_epsilon: float = 0.25
+    solver: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.num_simulations, bool) or not isinstance(self.num_simulations, (int, np.integer)):
@@ -72,6 +76,8 @@ class PUCTConfig:
             raise ValueError(f"expected dirichlet_alpha > 0, got {self.dirichlet_alpha}")
         if not 0.0 <= self.dirichlet_epsilon <= 1.0:
             raise ValueError(f"expected dirichlet_epsilon in [0, 1], got {self.dirichlet_epsilon}")
+        if not isinstance(self.solver, (bool, np.bool_)):
+            raise ValueError(f"expected a bool solver, got {self.solver!r}")  # noqa: TRY004 (project rule: ValueError)
 
 
 @dataclass
@@ -91,6 +97,9 @@ class SearchOutput:
             on legal actions and fell back to uniform (CASES C1).
         num_evaluations: ``[B]`` int32, leaves per row sent to the evaluator (root included).
         num_terminal_leaves: ``[B]`` int32, simulations per row that ended on a terminal state.
+        root_proof: ``[B]`` int8, the root's ``mcts.tree`` proof code (``UNPROVEN`` without the
+            solver). With the solver, ``root_values`` of a proven root is its exact proven value
+            and ``q_values`` of a proven child its exact value (root player's view).
     """
 
     visit_counts: np.ndarray
@@ -102,6 +111,7 @@ class SearchOutput:
     num_degenerate_priors: np.ndarray
     num_evaluations: np.ndarray
     num_terminal_leaves: np.ndarray
+    root_proof: np.ndarray
 
 
 def run_puct(
@@ -147,7 +157,7 @@ def run_puct(
         game, root_states, evaluate_fn, rng, add_root_noise, tree, config.num_simulations,
         rule=_kernels.RULE_PUCT, c_puct=config.c_puct, c_base=config.c_base, c_init=config.c_init,
         fpu_value=config.fpu_value, uct_c=0.0, dirichlet_alpha=config.dirichlet_alpha,
-        dirichlet_epsilon=config.dirichlet_epsilon,
+        dirichlet_epsilon=config.dirichlet_epsilon, use_solver=bool(config.solver),
     )
 
 
@@ -171,8 +181,11 @@ def _evaluate(game: Game, evaluate_fn: EvaluateFn, states: np.ndarray, legal: np
 
 def _search(
     game, root_states, evaluate_fn, rng, add_root_noise, tree, num_simulations, *, rule, c_puct,
-    c_base, c_init, fpu_value, uct_c, dirichlet_alpha, dirichlet_epsilon,
+    c_base, c_init, fpu_value, uct_c, dirichlet_alpha, dirichlet_epsilon, use_solver=False,
+    root_action_fn=None, c_visit=50.0, c_scale=0.1,
 ) -> SearchOutput:
+    """The shared search loop. ``root_action_fn(tree, simulation) -> [B] int32`` forces the root
+    action of each simulation (``mcts.gumbel``); ``rule`` chooses everywhere else."""
     check_rng(rng)
     check_batch(game, root_states)
     batch = root_states.shape[0]
@@ -239,13 +252,17 @@ def _search(
     use_c_base = c_base is not None
     c_base_value = float(c_base) if use_c_base else 1.0
     all_rows = np.arange(batch)
+    root_actions = np.full(batch, _kernels.NO_FORCED_ACTION, dtype=np.int32)
 
-    for _ in range(num_simulations):
+    for simulation in range(num_simulations):
+        if root_action_fn is not None:
+            root_actions[:] = root_action_fn(tree, simulation)
         _kernels.select_leaves(
             tree.children_index, tree.children_prior, tree.children_legal, tree.node_visits,
             tree.node_value_sum, tree.node_to_play, tree.node_terminal, tree.node_states, rule,
             float(c_puct), c_base_value, float(c_init), use_c_base, float(fpu_value), float(uct_c),
             leaf_parent, leaf_action, leaf_node, parent_states,
+            tree.node_raw_value, tree.node_proof, bool(use_solver), root_actions, float(c_visit), float(c_scale),
         )
         expand = leaf_node < 0
         if expand.all():
@@ -286,18 +303,39 @@ def _search(
             tree.node_terminal, tree.node_states, tree.parents, tree.action_from_parent,
             tree.children_index, tree.children_prior, tree.children_legal, tree.num_nodes,
             leaf_parent, leaf_action, leaf_node, new_states, new_to_play, new_terminal, new_values,
-            new_priors, new_legal,
+            new_priors, new_legal, tree.node_proof, bool(use_solver),
         )
 
     root_values = (tree.node_value_sum[:, ROOT_INDEX] / tree.node_visits[:, ROOT_INDEX]).astype(np.float32)
+    q_values = tree.q_values(ROOT_INDEX)
+    root_proof = tree.node_proof[:, ROOT_INDEX].copy()
+    if use_solver:
+        proven = root_proof != UNPROVEN
+        root_values = np.where(proven, root_proof.astype(np.float32) - PROVEN_DRAW, root_values).astype(np.float32)
+        child_proven = root_child_proven_values(tree)
+        q_values = np.where(np.isnan(child_proven), q_values, child_proven)
     return SearchOutput(
         visit_counts=tree.children_visits(ROOT_INDEX),
         root_values=root_values,
-        q_values=tree.q_values(ROOT_INDEX),
+        q_values=q_values.astype(np.float32),
         root_priors=tree.children_prior[:, ROOT_INDEX].copy(),
         root_raw_priors=tree.root_raw_prior.copy(),
         tree=tree,
         num_degenerate_priors=num_degenerate,
         num_evaluations=num_evaluations,
         num_terminal_leaves=num_terminal,
+        root_proof=root_proof,
     )
+
+
+def root_child_proven_values(tree: Tree) -> np.ndarray:
+    """Exact proven value of each root child from the root player's view: ``[B, A]`` float32,
+    NaN where the child is not created or not proven (MCTS-solver; see ``mcts.tree``)."""
+    rows = np.arange(tree.batch_size)[:, None]
+    children = tree.children_index[:, ROOT_INDEX]
+    safe = np.maximum(children, 0)
+    proof = tree.node_proof[rows, safe]
+    value = proof.astype(np.float32) - PROVEN_DRAW
+    same = tree.node_to_play[rows, safe] == tree.node_to_play[:, ROOT_INDEX][:, None]
+    value = np.where(same, value, -value)
+    return np.where((children >= 0) & (proof != UNPROVEN), value, np.nan).astype(np.float32)

@@ -24,6 +24,12 @@ ROOT_INDEX = 0
 UNVISITED = -1
 #: ``parents`` entry of the root (and of unused slots).
 NO_PARENT = -1
+#: ``node_proof`` codes (MCTS-solver, Winands et al. 2008): not proven, or proven with the value
+#: ``code - PROVEN_DRAW`` (-1, 0, +1) for the player to move at the node.
+UNPROVEN = 0
+PROVEN_LOSS = 1
+PROVEN_DRAW = 2
+PROVEN_WIN = 3
 
 
 @dataclass
@@ -46,6 +52,9 @@ class Tree:
         children_legal: ``[B, N, A]`` bool, legal mask of each node (all False for terminal nodes).
         num_nodes: ``[B]`` int32, slots in use per row (0 for a row whose root is not expanded yet).
         root_raw_prior: ``[B, A]`` float32, the root's masked priors before Dirichlet noise.
+        node_proof: ``[B, N]`` int8, the MCTS-solver's proof of each node (``UNPROVEN``,
+            ``PROVEN_LOSS``, ``PROVEN_DRAW``, ``PROVEN_WIN``, player-to-move view); terminal nodes
+            are proven by their exact value. Only searches with the solver on fill it.
     """
 
     node_visits: np.ndarray
@@ -61,6 +70,7 @@ class Tree:
     children_legal: np.ndarray
     num_nodes: np.ndarray
     root_raw_prior: np.ndarray
+    node_proof: np.ndarray
 
     @property
     def batch_size(self) -> int:
@@ -149,6 +159,7 @@ def empty_tree(batch_size: int, capacity: int, num_actions: int, state_size: int
         children_legal=np.zeros((b, n, a), dtype=np.bool_),
         num_nodes=np.zeros(b, dtype=np.int32),
         root_raw_prior=np.zeros((b, a), dtype=np.float32),
+        node_proof=np.zeros((b, n), dtype=np.int8),
     )
 
 
@@ -159,7 +170,7 @@ def grow_tree(tree: Tree, capacity: int) -> Tree:
     for name in (
         "node_visits", "node_value_sum", "node_raw_value", "node_to_play", "node_terminal",
         "node_states", "parents", "action_from_parent", "children_index", "children_prior",
-        "children_legal",
+        "children_legal", "node_proof",
     ):
         getattr(new, name)[:, :n] = getattr(tree, name)[:, :n]
     new.num_nodes[:] = tree.num_nodes
@@ -212,6 +223,8 @@ def reroot(tree: Tree, actions: np.ndarray) -> Tree:
         new.children_index, new.children_prior, new.children_legal,
     )
     new.num_nodes[:] = sizes
+    kept = order[:, : new.capacity]
+    new.node_proof[:] = np.where(kept >= 0, np.take_along_axis(tree.node_proof, np.maximum(kept, 0), axis=1), 0)
     new.root_raw_prior[:] = np.where(sizes[:, None] > 0, new.children_prior[:, ROOT_INDEX], 0.0)
     return new
 
