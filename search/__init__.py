@@ -6,6 +6,10 @@
   time limit, switchable move ordering (transposition-table move, killer moves, history heuristic,
   static centre-first order) and a quiescence hook for games that declare noisy moves.
 * ``search.heuristics``: the heuristic Connect Four evaluation and Connect Four's noisy moves.
+* ``search.game_tree``, ``search.cfr``, ``search.best_response``, ``search.pimc``: imperfect-information
+  games (``games.imperfect``) as flat tree arrays; CFR, CFR+ and external-sampling Monte Carlo CFR;
+  exact best response, NashConv and expected value of tabular policies; the perfect-information
+  Monte Carlo player. Their values are each player's own chips (zero-sum), not the negamax view.
 
 Value convention everywhere: negamax, i.e. a value is for the player to move at that node.
 Imports ``games`` (and numpy/numba) only.
