@@ -34,6 +34,7 @@ SPEC_HELP = """player specs (every kind also takes seed=INT):
   random                     uniformly random legal moves
   minimax                    exhaustive minimax (tic-tac-toe)
   alphabeta:depth=5          alpha-beta to 5 plies; alphabeta:time=1.0 for 1 s per move
+  alphabeta:depth=4,model=PATH  the hybrid: alpha-beta with the network's value and policy
   uct:sims=1000              UCT with random rollouts (c=1.4 by default)
   solver                     perfect play (Connect Four: Pons' solver and opening book, about 15 s a game)
   mcts:model=PATH,sims=200   network + PUCT search (PATH: export folder or .pt file)

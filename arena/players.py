@@ -18,7 +18,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from games.base import NO_WINNER, Game
-from search.alphabeta import ALL_ORDERING, AlphaBeta, MoveOrdering, SearchResult
+from search.alphabeta import ALL_ORDERING, AlphaBeta, ExpandFn, MoveOrdering, SearchResult
 from search.minimax import EvaluateFn, Minimax, NoisyActionsFn
 
 
@@ -123,7 +123,8 @@ class AlphaBetaPlayer:
       completes, so the move is never missing);
     * both: iterative deepening stopped at ``depth`` plies or ``time_limit`` seconds.
 
-    The evaluation defaults to ``search.alphabeta.default_evaluate_fn`` (Connect Four's heuristic).
+    The evaluation defaults to ``search.alphabeta.default_evaluate_fn`` (Connect Four's heuristic);
+    ``evaluate_fn`` and ``expand_fn`` plug a network in (``arena.hybrid_player``).
     Ties between equally scored root actions go to the lowest action index, so the player is
     deterministic and ``rng`` is not used. ``last_result`` holds the last ``SearchResult``.
 
@@ -141,6 +142,7 @@ class AlphaBetaPlayer:
         ordering: MoveOrdering = ALL_ORDERING,
         noisy_actions_fn: NoisyActionsFn | None = None,
         name: str | None = None,
+        expand_fn: ExpandFn | None = None,
     ) -> None:
         if depth is None and time_limit is None:
             raise ValueError("expected a depth (plies) or a time_limit (seconds), got neither")
@@ -155,6 +157,7 @@ class AlphaBetaPlayer:
             "evaluate_fn": evaluate_fn,
             "ordering": ordering,
             "noisy_actions_fn": noisy_actions_fn,
+            "expand_fn": expand_fn,
         }
         if name is None:
             limits = ([f"depth={depth}"] if depth is not None else []) + (

@@ -5,6 +5,7 @@ Syntax: ``KIND`` or ``KIND:KEY=VALUE[,KEY=VALUE...]``, for example::
     random                      uniformly random legal moves
     minimax                     exhaustive minimax (tic-tac-toe-sized games)
     alphabeta:depth=5           alpha-beta to 5 plies (alphabeta:time=1.0: 1 s per move)
+    alphabeta:depth=4,model=PATH  alpha-beta with the network's value and policy (the hybrid)
     uct:sims=1000               UCT with random rollouts, 1000 simulations per move
     solver                      perfect play (Connect Four: Pons' solver; small games: minimax)
     mcts:model=PATH,sims=200    a network with PUCT search
@@ -29,7 +30,7 @@ from games.base import Game
 SPEC_OPTIONS: dict[str, dict[str, type]] = {
     "random": {"seed": int},
     "minimax": {"seed": int},
-    "alphabeta": {"depth": int, "time": float, "seed": int},
+    "alphabeta": {"depth": int, "time": float, "model": str, "seed": int},
     "uct": {"sims": int, "c": float, "seed": int},
     "solver": {"seed": int},
     "mcts": {"model": str, "sims": int, "c_puct": float, "seed": int},
@@ -156,7 +157,7 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
 
     Args:
         spec: a ``PlayerSpec`` or its text.
-        game: the game to play (``mcts``/``policy`` check the model against it).
+        game: the game to play (players with ``model=`` check the model against it).
         seed: the player's seed when the spec has no ``seed=`` option (default 0).
         human_streams: ``input_stream``/``output_stream`` for ``human``.
 
@@ -180,6 +181,13 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
         return players.RandomPlayer(rng=rng, name=name)
     if kind == "minimax":
         return players.MinimaxPlayer(rng=rng, name=name)
+    if kind == "alphabeta" and "model" in options:
+        from arena.hybrid_player import HybridAlphaBetaPlayer
+
+        return HybridAlphaBetaPlayer(
+            game, load_model_evaluator(options["model"], game), depth=options.get("depth"),
+            time_limit=options.get("time"), rng=rng, name=name,
+        )
     if kind == "alphabeta":
         return players.AlphaBetaPlayer(
             depth=options.get("depth"), time_limit=options.get("time"), rng=rng, name=name

@@ -52,6 +52,8 @@ EXACT, LOWER_BOUND, UPPER_BOUND = 0, 1, 2
 INFINITY = 10 * WIN_SCORE
 
 KeyFn = Callable[[tuple], Hashable]
+#: ``expand_fn(state, moves, depth) -> moves in search order`` (see ``AlphaBeta``)
+ExpandFn = Callable[[tuple, list[int], int], list[int]]
 
 
 @dataclass(frozen=True)
@@ -190,6 +192,12 @@ class AlphaBeta:
             quiescence off.
         key_fn: transposition-table key of a state (default ``default_key_fn(game)``).
         use_transposition_table: False disables the table (and so the table move).
+        expand_fn: the learned-evaluation hook, ``expand_fn(state, moves, depth) -> moves``: called
+            at every node before its moves are searched, with the plies left below it (``depth``;
+            0 at a quiescence node, whose moves are the noisy ones), it returns the same moves in
+            search order. A network evaluation (``search.hybrid``) evaluates the children of a
+            frontier node there in one batched call and orders the moves by its policy. When given it replaces the killer, history and static orderings; the
+            transposition-table move still goes first. Scores do not depend on it.
 
     Raises:
         ValueError: if ``max_quiescence_plies`` is negative.
@@ -209,6 +217,7 @@ class AlphaBeta:
         max_quiescence_plies: int = DEFAULT_MAX_QUIESCENCE_PLIES,
         key_fn: KeyFn | None = None,
         use_transposition_table: bool = True,
+        expand_fn: ExpandFn | None = None,
     ) -> None:
         if max_quiescence_plies < 0:
             raise ValueError(f"max_quiescence_plies must be >= 0, got {max_quiescence_plies}")
@@ -221,10 +230,11 @@ class AlphaBeta:
         self.max_quiescence_plies = max_quiescence_plies if noisy_actions_fn is not None else 0
         self.key_fn = key_fn if key_fn is not None else default_key_fn(game)
         self.use_transposition_table = use_transposition_table
+        self.expand_fn = expand_fn
         self._static_rank = [0] * game.num_actions
         for rank, action in enumerate(static_action_order(game)):
             self._static_rank[action] = rank
-        self._reorder = ordering != NO_ORDERING
+        self._reorder = ordering != NO_ORDERING or expand_fn is not None
         self.nodes = 0
         self._reset()
 
@@ -315,8 +325,15 @@ class AlphaBeta:
         self._deadline: float | None = None
         self._horizon_reached = False
 
-    def _ordered(self, moves: list[int], ply: int, table_move: int | None) -> list[int]:
+    def _ordered(
+        self, state: tuple, moves: list[int], ply: int, table_move: int | None, depth: int
+    ) -> list[int]:
         ordering = self.ordering
+        if self.expand_fn is not None:
+            moves = self.expand_fn(state, moves, depth)
+            if ordering.transposition_move and table_move is not None and table_move in moves:
+                moves = [table_move] + [a for a in moves if a != table_move]
+            return moves
         if ordering.static_order:
             moves.sort(key=self._static_rank.__getitem__)
         if ordering.history:
@@ -353,7 +370,7 @@ class AlphaBeta:
         entry = self._table.get(key) if self.use_transposition_table else None
         moves = self.game.actions(state)
         if self._reorder:
-            moves = self._ordered(moves, 0, None if entry is None else entry[3])
+            moves = self._ordered(state, moves, 0, None if entry is None else entry[3], depth)
         result = self.game.result
         alpha = -INFINITY
         best_score, best_action = -INFINITY, moves[0]
@@ -404,7 +421,7 @@ class AlphaBeta:
 
         moves = game.actions(state)
         if self._reorder:
-            moves = self._ordered(moves, ply, table_move)
+            moves = self._ordered(state, moves, ply, table_move, depth)
         result = game.result
         best_score, best_action = -INFINITY, moves[0]
         for action in moves:
@@ -442,6 +459,8 @@ class AlphaBeta:
         noisy = self.noisy_actions_fn(state)
         if not noisy:
             return best_score
+        if self.expand_fn is not None:
+            noisy = self.expand_fn(state, list(noisy), 0)
         alpha = max(alpha, best_score)
         result = game.result
         for action in noisy:

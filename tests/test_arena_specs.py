@@ -56,7 +56,7 @@ def test_parse_spec_kinds_and_typed_options():
     [
         ("", "kinds"),
         ("alphazero", "expected one of"),
-        ("alphabeta:depht=5", r"unknown option 'depht'.*accepted: \['depth', 'seed', 'time'\]"),
+        ("alphabeta:depht=5", r"unknown option 'depht'.*accepted: \['depth', 'model', 'seed', 'time'\]"),
         ("alphabeta", "depth=PLIES or time=SECONDS"),
         ("alphabeta:depth=0", ">= 1"),
         ("alphabeta:depth=x", "integer"),
