@@ -5,6 +5,7 @@ Usage::
     arena PLAYER_A PLAYER_B --game connect4 --games 20 [--seed 0] [--json] [--out games.json]
     arena --ladder random uct:sims=1000 alphabeta:depth=3 solver --game connect4 --games 10
     arena accuracy PLAYER --game connect4 [--set middle_easy ...] [--limit N] [--json]
+    arena expected-value A.json B.json [--json]     # poker policies, exactly: arena/policy_compare.py
 
 Players are specs (``arena.specs``): ``random``, ``minimax``, ``alphabeta:depth=5``,
 ``uct:sims=1000``, ``solver``, ``mcts:model=PATH,sims=200``, ``policy:model=PATH``, ``human``.
@@ -178,6 +179,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     from arena.players import HumanQuit
 
+    if argv and argv[0] == "expected-value":  # poker policies, exactly: arena/policy_compare.py
+        from arena.policy_compare import main as compare_main
+
+        return compare_main(argv[1:])
     try:
         if argv and argv[0] == "accuracy":
             args = _accuracy_parser().parse_args(argv[1:])

@@ -5,6 +5,7 @@ Usage::
     play --model RUN/best [--game connect4] [--sims 200] [--human-first | --human-second]
     play --model RUN/best --opponent alphabeta:depth=4      # the model against any player spec
     play --engine --model RUN/best [--sims 200]             # docs/engine_protocol.md
+    play --game kuhn|leduc --policy FILE [--hands 10]        # poker against a policy: arena/poker_play.py
 
 The model is an export folder (``model.onnx`` + ``model.json``, evaluated with ONNX Runtime, no
 torch) or a ``.pt`` model file or training checkpoint (torch). Trainer code is never imported.
@@ -438,6 +439,12 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
         if hasattr(stdin, "reconfigure"):
             stdin.reconfigure(errors="replace")
     stdout = stdout if stdout is not None else sys.stdout
+    from arena.poker_play import wants_poker
+
+    if wants_poker(sys.argv[1:] if argv is None else argv):  # Kuhn, Leduc: arena/poker_play.py
+        from arena.poker_play import main as poker_main
+
+        return poker_main(argv, stdin, stdout)
     args = _parser().parse_args(argv)
     try:
         if not 0 <= args.sims <= MAX_SIMULATIONS:
