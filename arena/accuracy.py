@@ -4,12 +4,13 @@ A move is a *mistake* when another legal move has a strictly better game-theoret
 player to move, with win > draw > loss (the definition AlphaZero.jl uses in its Connect Four
 benchmark against Pons' solver). Choosing a slower win, or a draw among draws, is not a mistake.
 
-Labelled positions:
+Labelled positions come from the game (``Game.labelled_set_names``, ``Game.labelled_set``;
+``games.labelled.LabelledSet``):
 
 * Connect Four: the project's solver-labelled sets (``games.connect4.positions``: exact Pons
   score of every column; its sign is the outcome). One rate per set.
-* Tic-tac-toe: every reachable non-terminal position (4,520), labelled by exhaustive minimax
-  (``search.minimax``), as the single set ``"all"``.
+* Tic-tac-toe: every reachable non-terminal position (4,520), labelled by exhaustive negamax
+  (``games.exhaustive``), as the single set ``"all"``.
 
 Public API:
 
@@ -23,69 +24,30 @@ Public API:
 
 from __future__ import annotations
 
-import functools
-from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 import numpy as np
 
 from games.base import Game
+from games.labelled import ILLEGAL, LabelledSet, mistake_mask
 
-#: outcome code of an illegal action in ``LabelledSet.outcomes``
-ILLEGAL = -2
 #: name of tic-tac-toe's single set
 TICTACTOE_SET = "all"
 
-
-@dataclass(frozen=True)
-class LabelledSet:
-    """Positions with the exact outcome of every action.
-
-    Attributes:
-        name: set name (``"middle_easy"``, ``"all"``, ...).
-        moves: ``N`` move strings reaching the positions from the start (1-based notation).
-        states: ``[N, S]`` int64 states, all non-terminal.
-        outcomes: ``[N, A]`` int8, for the player to move: +1 if the action wins under perfect
-            play, 0 if it draws, -1 if it loses; ``ILLEGAL`` (-2) for an illegal action.
-    """
-
-    name: str
-    moves: list[str]
-    states: np.ndarray
-    outcomes: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.moves)
-
-    @property
-    def legal_mask(self) -> np.ndarray:
-        """``[N, A]`` bool, True for legal actions."""
-        return self.outcomes != ILLEGAL
-
-    @property
-    def mistake_mask(self) -> np.ndarray:
-        """``[N, A]`` bool, True for legal actions whose outcome is worse than the best one."""
-        return mistake_mask(self.outcomes)
-
-
-def mistake_mask(outcomes: np.ndarray) -> np.ndarray:
-    """``[N, A]`` bool: legal actions (outcome != ``ILLEGAL``) with an outcome below the row's best.
-
-    Raises:
-        ValueError: if ``outcomes`` is not ``[N, A]`` with values in {-2, -1, 0, 1} and a legal
-            action in every row.
-    """
-    outcomes = np.asarray(outcomes)
-    if outcomes.ndim != 2:
-        raise ValueError(f"expected outcomes of shape [N, A], got {outcomes.shape}")
-    if not np.all(np.isin(outcomes, (ILLEGAL, -1, 0, 1))):
-        raise ValueError("expected outcomes in {-2 (illegal), -1, 0, 1}")
-    legal = outcomes != ILLEGAL
-    if not np.all(legal.any(axis=1)):
-        raise ValueError(f"rows {np.flatnonzero(~legal.any(axis=1)).tolist()} have no legal action")
-    best = np.where(legal, outcomes, ILLEGAL).max(axis=1, keepdims=True)
-    return legal & (outcomes < best)
+__all__ = [
+    "ILLEGAL",
+    "LabelledSet",
+    "available_sets",
+    "connect4_labelled_set",
+    "expected_random_mistake_rate",
+    "labelled_sets",
+    "mistake_mask",
+    "mistake_rate",
+    "network_actions",
+    "network_mistake_rates",
+    "player_actions",
+    "player_mistake_rates",
+]
 
 
 def mistake_rate(labelled: LabelledSet, actions: np.ndarray) -> float:
@@ -121,67 +83,27 @@ def expected_random_mistake_rate(labelled: LabelledSet) -> float:
 # --------------------------------------------------------------------------- the labelled sets
 def connect4_labelled_set(position_set, game: Game | None = None) -> LabelledSet:
     """A ``LabelledSet`` from a ``games.connect4.positions.PositionSet`` (outcome = sign of score)."""
-    import games
-    from games.connect4.positions import NO_SCORE
-
-    game = game if game is not None else games.make("connect4")
-    scores = np.asarray(position_set.scores, dtype=np.int16)
-    outcomes = np.where(scores == NO_SCORE, ILLEGAL, np.sign(scores)).astype(np.int8)
-    states = game.states_from_moves(list(position_set.moves))
-    return LabelledSet(position_set.name, list(position_set.moves), states, outcomes)
-
-
-@functools.lru_cache(maxsize=4)
-def _small_game_set(game_name: str) -> LabelledSet:
-    import games
-    from search.minimax import Minimax
-
-    game = games.make(game_name)
-    search = Minimax(game)
-    start = game.initial_state()
-    seen = {start: ""}
-    queue = deque([start])
-    moves, states, outcomes = [], [], []
-    while queue:  # breadth first: each position with its shortest move string
-        state = queue.popleft()
-        if game.terminal_test(state):
-            continue
-        row = np.full(game.num_actions, ILLEGAL, dtype=np.int8)
-        for action, value in search.action_values(state).items():
-            row[action] = int(np.sign(value))
-            child = game.result(state, action)
-            if child not in seen:
-                seen[child] = seen[state] + game.action_to_string(action)
-                queue.append(child)
-        moves.append(seen[state])
-        states.append(state)
-        outcomes.append(row)
-    return LabelledSet(TICTACTOE_SET, moves, np.array(states, dtype=np.int64), np.stack(outcomes))
+    return position_set.to_labelled_set(game)
 
 
 def available_sets(game: Game) -> list[str]:
-    """Names of the labelled sets of ``game``: Connect Four, the shipped files present now;
-    tic-tac-toe, ``"all"``; any other game, none (its mistake rates are measured only on
-    ``LabelledSet`` objects given explicitly, and training logs none)."""
-    if game.name == "connect4":
-        from games.connect4.positions import position_set_names
-
-        return position_set_names()
-    if game.name == "tictactoe":
-        return [TICTACTOE_SET]
-    return []
+    """Names of the labelled sets of ``game`` (``Game.labelled_set_names``): Connect Four, the
+    shipped files present now; tic-tac-toe, ``"all"``; a game without the hook, none (its mistake
+    rates are measured only on ``LabelledSet`` objects given explicitly, and training logs none)."""
+    return list(game.labelled_set_names())
 
 
 def labelled_sets(game: Game, sets: Iterable | None = None) -> dict[str, LabelledSet]:
     """The labelled sets to measure, by name.
 
     Args:
-        game: ``connect4`` or ``tictactoe``.
+        game: any game; named sets come from ``game.labelled_set(name)``.
         sets: None for every available set, or an iterable of set names, ``LabelledSet`` objects
-            or ``games.connect4.positions.PositionSet`` objects.
+            or objects with a ``to_labelled_set(game)`` method (such as
+            ``games.connect4.positions.PositionSet``).
 
     Raises:
-        ValueError: for another game or an unknown set name (the message lists the known ones).
+        ValueError: for an unknown set name (the message lists the known ones).
     """
     known = available_sets(game)
     if sets is None:
@@ -195,14 +117,9 @@ def labelled_sets(game: Game, sets: Iterable | None = None) -> dict[str, Labelle
         elif isinstance(item, str):
             if item not in known:
                 raise ValueError(f"unknown position set {item!r} for {game.name}; expected one of {known}")
-            if game.name == "tictactoe":
-                out[item] = _small_game_set(game.name)
-            else:
-                from games.connect4.positions import load_position_set
-
-                out[item] = connect4_labelled_set(load_position_set(item), game)
-        elif hasattr(item, "scores") and hasattr(item, "moves"):
-            out[item.name] = connect4_labelled_set(item, game)
+            out[item] = game.labelled_set(item)
+        elif hasattr(item, "to_labelled_set"):
+            out[item.name] = item.to_labelled_set(game)
         else:
             raise ValueError(f"expected a set name, LabelledSet or PositionSet, got {type(item).__name__}")
     return out

@@ -156,7 +156,7 @@ def _accuracy_parser() -> argparse.ArgumentParser:
         dest="set_files",
         action="append",
         metavar="PATH",
-        help="Connect Four: a labelled file in the format of games/connect4/positions (repeatable)",
+        help="a file of labelled positions in the game's format (Connect Four: games/connect4/positions; repeatable)",
     )
     parser.add_argument("--limit", type=_positive_int, help="use the first N positions of each set")
     _common_options(parser)
@@ -366,15 +366,7 @@ def _accuracy(args) -> int:
     _, (player,), _ = _players([args.player], game, args.seed)
     wanted: list | None = list(args.sets) if args.sets else None
     if args.set_files:
-        if game.name != "connect4":
-            raise ValueError(f"--set-file holds Connect Four positions; the game is {game.name}")
-        from games.connect4.positions import PositionSet, parse_position_lines
-
-        files = []
-        for path in args.set_files:
-            moves, scores = parse_position_lines(Path(path).read_text(encoding="utf-8").splitlines(), path)
-            files.append(PositionSet(Path(path).stem, moves, scores))
-        wanted = (wanted or []) + files
+        wanted = (wanted or []) + [game.read_labelled_set(path) for path in args.set_files]
     sets = labelled_sets(game, wanted)
     if not sets:
         raise ValueError(f"no labelled position sets for {game.name} are shipped yet; use --set-file PATH")

@@ -1,57 +1,30 @@
-"""Baseline players, one interface, and the smallest match runner.
+"""Baseline players (random, minimax, alpha-beta, UCT) and the home of every player's name.
 
 A player is anything with a ``name``, a seeded ``rng`` (``numpy.random.Generator``) and
-``select_action(game, state) -> int`` that returns a legal action for the player to move in the
-single-state tuple ``state`` (the seed's six-function representation, ``games.base``). Every random
-choice a player makes comes from its ``rng``, so a match is reproducible.
-
-Baselines (issue 2, part 5): ``RandomPlayer``, ``MinimaxPlayer`` (perfect, for tic-tac-toe-sized
-games), ``AlphaBetaPlayer`` (depth and/or time limit) and ``UCTPlayer`` (UCT with random rollouts,
-``mcts.uct``; plays the most visited root child, seed section 8).
+``select_action(game, state) -> int`` (``arena.player_base.Player``). Baselines here:
+``RandomPlayer``, ``MinimaxPlayer`` (perfect, for tic-tac-toe-sized games), ``AlphaBetaPlayer``
+(depth and/or time limit) and ``UCTPlayer`` (UCT with random rollouts, ``mcts.uct``; plays the most
+visited root child, the robust child of Browne et al. 2012, sec. 3.3.3). The other players live in
+their own modules and are importable from here too: ``SolverPlayer`` (``arena.solver_player``),
+``MCTSPlayer``/``PolicyPlayer``/``Analysis`` (``arena.network_players``), ``HumanPlayer``
+(``arena.human``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
+from arena.human import HumanPlayer, HumanQuit, parse_move_token
+from arena.network_players import Analysis, MCTSPlayer, PolicyPlayer
+from arena.player_base import Player, legal_actions, make_rng
+from arena.solver_player import SolverPlayer, exact_solver_of
 from games.base import NO_WINNER, Game
 from search.alphabeta import ALL_ORDERING, AlphaBeta, ExpandFn, MoveOrdering, SearchResult
 from search.minimax import EvaluateFn, Minimax, NoisyActionsFn
 
-
-@runtime_checkable
-class Player(Protocol):
-    """The player interface: ``select_action(game, state) -> action`` with a seeded ``rng``."""
-
-    name: str
-    rng: np.random.Generator
-
-    def select_action(self, game: Game, state: tuple) -> int:
-        """A legal action for the player to move in the non-terminal ``state``."""
-        ...
-
-
-def make_rng(rng: np.random.Generator | int) -> np.random.Generator:
-    """A generator from a seed (int) or a generator (returned as is).
-
-    Raises:
-        ValueError: for anything else (``None`` included: every player is seeded).
-    """
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
-        return np.random.default_rng(int(rng))
-    raise ValueError(f"expected a numpy.random.Generator or an int seed, got {rng!r}")
-
-
-def _legal_actions(game: Game, state: tuple) -> list[int]:
-    actions = game.actions(state)
-    if not actions:
-        raise ValueError(f"{game.name}: expected a non-terminal state, got a finished one: {state}")
-    return actions
+_legal_actions = legal_actions
 
 
 class RandomPlayer:
@@ -123,7 +96,7 @@ class AlphaBetaPlayer:
       completes, so the move is never missing);
     * both: iterative deepening stopped at ``depth`` plies or ``time_limit`` seconds.
 
-    The evaluation defaults to ``search.alphabeta.default_evaluate_fn`` (Connect Four's heuristic);
+    The evaluation defaults to ``search.alphabeta.default_evaluate_fn`` (the game's heuristic);
     ``evaluate_fn`` and ``expand_fn`` plug a network in (``arena.hybrid_player``).
     Ties between equally scored root actions go to the lowest action index, so the player is
     deterministic and ``rng`` is not used. ``last_result`` holds the last ``SearchResult``.
@@ -354,278 +327,28 @@ def play_match(
     return result
 
 
-# ----------------------------------------------------------------- perfect, network and human players
-class SolverPlayer:
-    """Perfect play: a move with the best exact game-theoretic score, ties broken by the ``rng``.
-
-    * Connect Four: Pascal Pons' solver (``games.connect4.solver``; "Solving Connect 4", 2017).
-      Scores follow Pons' convention (positive: the side to move wins, larger = sooner), so among
-      winning moves it prefers the fastest win and among losing ones the slowest loss. Early
-      positions cost seconds to minutes each unless the opening book covers them.
-    * Tic-tac-toe (and any game of at most ``MinimaxPlayer.MAX_GAME_LENGTH`` plies): exhaustive
-      minimax (``search.minimax``), values -1 / 0 / +1.
-
-    Among the moves with the best score the choice is uniform with ``rng``.
-
-    Raises (``select_action``):
-        ValueError: if ``state`` is terminal or the game has no exact solver.
-    """
-
-    def __init__(self, rng: np.random.Generator | int = 0, name: str = "solver") -> None:
-        self.rng = make_rng(rng)
-        self.name = name
-
-    #: exhaustive-search tables shared by all solver players, by game name (they never go stale)
-    _minimax: ClassVar[dict[str, Minimax]] = {}
-
-    def action_scores(self, game: Game, state: tuple) -> dict[int, int | float]:
-        """Exact score of each legal action for the player to move: ``{action: score}``.
-
-        Connect Four: Pons' scores (int, -18..18); short games: minimax values (-1.0, 0.0, 1.0).
-
-        Raises:
-            ValueError: if ``state`` is terminal or the game has no exact solver.
-        """
-        legal = _legal_actions(game, state)
-        if game.name == "connect4":
-            return connect4_action_scores(state, legal)
-        if game.max_game_length <= MinimaxPlayer.MAX_GAME_LENGTH:
-            search = self._minimax.get(game.name)
-            if search is None:
-                search = self._minimax[game.name] = Minimax(game)
-            return search.action_values(state)
-        raise ValueError(f"no exact solver for {game.name}; expected connect4 or a game of at most "
-                         f"{MinimaxPlayer.MAX_GAME_LENGTH} plies")
-
-    def select_action(self, game: Game, state: tuple) -> int:
-        if game.name == "connect4":
-            best = connect4_optimal_actions(state)
-        else:
-            scores = self.action_scores(game, state)
-            best_score = max(scores.values())
-            best = [a for a, s in scores.items() if s == best_score]
-        if len(best) == 1:
-            return int(best[0])
-        return int(best[self.rng.integers(len(best))])
 
 
-def connect4_action_scores(state: tuple, legal: list[int]) -> dict[int, int]:
-    """Exact Pons scores of the ``legal`` columns (0-based) of a Connect Four state tuple.
-
-    The game's state layout (``games.connect4.game``: ``(current, mask, ply, status)``, bit
-    ``col * 7 + row``, ``current`` = the stones of the side to move) is the solver's, so each child
-    position is built directly and all non-winning children are solved in one compiled call. An
-    immediate win scores ``(42 + 1 - ply) // 2`` (Pons' solver, ``Position::nbMoves``).
-    """
-    from games.connect4 import solver as c4
-
-    current, mask, ply = int(state[0]), int(state[1]), int(state[2])
-    scores: dict[int, int] = {}
-    children: list[tuple[int, object]] = []
-    for column in legal:
-        move = (mask + (1 << (column * c4.COLUMN_BITS))) & (((1 << c4.HEIGHT) - 1) << (column * c4.COLUMN_BITS))
-        if c4.has_four(current | move):
-            scores[column] = (c4.NUM_CELLS + 1 - ply) // 2
-            continue
-        # the child: the opponent to move, holding the stones that were not ours
-        children.append((column, c4.Position(current ^ mask, mask | move, ply + 1)))
-    if children:
-        if ply + 1 == c4.NUM_CELLS:
-            child_scores = [0] * len(children)  # the last cell, no four: a draw
-        else:
-            child_scores, _ = c4.default_solver().solve_parsed([p for _, p in children])
-        for (column, _), child_score in zip(children, child_scores):
-            scores[column] = -int(child_score)
-    return dict(sorted(scores.items()))
-
-
-def connect4_optimal_actions(state: tuple) -> list[int]:
-    """The 0-based columns with the best exact score in a Connect Four state tuple.
-
-    Same answer as the maximum of :func:`connect4_action_scores`, for less search: the position is
-    solved once and each column checked with a null-window search
-    (``games.connect4.solver.Solver.optimal_moves_parsed``).
-
-    Raises:
-        ValueError: if the board is full.
-    """
-    from games.connect4 import solver as c4
-
-    position = c4.Position(int(state[0]), int(state[1]), int(state[2]))
-    _, optimal = c4.default_solver().optimal_moves_parsed(position)
-    return [int(c) for c in np.flatnonzero(optimal)]
-
-
-class MCTSPlayer:
-    """A network guiding PUCT search (``mcts.run_puct``): plays the most visited root child.
-
-    No root noise and greedy move choice (CASES D2; seed section 8): ties between equally visited
-    children go to the lowest action index, so ``rng`` is only passed to the search.
-
-    Args:
-        evaluate_fn: batched evaluator, ``(observations [B, C, H, W] float32, legal_mask [B, A]
-            bool) -> (priors [B, A], values [B])``, values for the player to move.
-        num_simulations: simulations per move, >= 1.
-        c_puct: PUCT exploration constant, >= 0.
-
-    Raises:
-        ValueError: if ``num_simulations`` < 1 or ``c_puct`` < 0 (from ``mcts.PUCTConfig``).
-    """
-
-    def __init__(
-        self,
-        evaluate_fn,
-        num_simulations: int = 200,
-        c_puct: float = 1.25,
-        rng: np.random.Generator | int = 0,
-        name: str | None = None,
-    ) -> None:
-        from mcts import PUCTConfig
-
-        self.config = PUCTConfig(num_simulations=num_simulations, c_puct=c_puct)
-        self.evaluate_fn = evaluate_fn
-        self.rng = make_rng(rng)
-        self.name = name if name is not None else f"mcts({num_simulations})"
-
-    def analyze(self, game: Game, state: tuple) -> Analysis:
-        """Network priors and value plus the search's visit counts and Q values for ``state``."""
-        from mcts import run_puct
-
-        _legal_actions(game, state)
-        row = np.asarray(state, dtype=np.int64).reshape(1, -1)
-        priors, value = _evaluate_one(game, self.evaluate_fn, row)
-        output = run_puct(game, row, self.evaluate_fn, self.config, self.rng, add_root_noise=False)
-        visits = output.visit_counts[0].astype(np.int64)
-        best = int(np.argmax(visits))
-        return Analysis(
-            to_move=game.player(state),
-            priors=priors,
-            network_value=value,
-            visit_counts=visits,
-            q_values=output.q_values[0].astype(np.float64),
-            value=float(output.q_values[0, best]),
-            best_action=best,
-        )
-
-    def select_action(self, game: Game, state: tuple) -> int:
-        return self.analyze(game, state).best_action
-
-
-class PolicyPlayer:
-    """The network alone: the legal action with the largest masked prior (lowest index on ties).
-
-    ``rng`` is unused (the choice is deterministic) but kept for the player interface.
-    """
-
-    def __init__(self, evaluate_fn, rng: np.random.Generator | int = 0, name: str = "policy") -> None:
-        self.evaluate_fn = evaluate_fn
-        self.rng = make_rng(rng)
-        self.name = name
-
-    def analyze(self, game: Game, state: tuple) -> Analysis:
-        """Network priors and value; no search (visit counts are zero)."""
-        _legal_actions(game, state)
-        row = np.asarray(state, dtype=np.int64).reshape(1, -1)
-        priors, value = _evaluate_one(game, self.evaluate_fn, row)
-        legal = game.legal_mask(row)[0]
-        best = int(np.argmax(np.where(legal, priors, -1.0)))
-        return Analysis(
-            to_move=game.player(state),
-            priors=priors,
-            network_value=value,
-            visit_counts=np.zeros(game.num_actions, dtype=np.int64),
-            q_values=np.full(game.num_actions, np.nan),
-            value=value,
-            best_action=best,
-        )
-
-    def select_action(self, game: Game, state: tuple) -> int:
-        return self.analyze(game, state).best_action
-
-
-@dataclass
-class Analysis:
-    """A model's view of one position.
-
-    Attributes:
-        to_move: the player to move (0 = first player, X).
-        priors: ``[A]`` float, masked network policy (0 on illegal actions, sums to 1).
-        network_value: the network's value in ``[-1, 1]`` for the player to move.
-        visit_counts: ``[A]`` int64 root visit counts (all 0 without search).
-        q_values: ``[A]`` float, Q(root, a) for the player to move; NaN where unvisited.
-        value: the search's value for the player to move: Q of ``best_action`` (the network value
-            without search).
-        best_action: the move the model plays (0-based).
-    """
-
-    to_move: int
-    priors: np.ndarray
-    network_value: float
-    visit_counts: np.ndarray
-    q_values: np.ndarray
-    value: float
-    best_action: int
-
-    def value_for(self, player: int) -> float:
-        """``value`` from the view of ``player`` (0 or 1): negated when ``player`` is not to move."""
-        return self.value if player == self.to_move else -self.value
-
-
-def _evaluate_one(game: Game, evaluate_fn, row: np.ndarray) -> tuple[np.ndarray, float]:
-    legal = game.legal_mask(row)
-    priors, values = evaluate_fn(game.observation(row), legal)
-    priors = np.where(legal[0], np.asarray(priors, dtype=np.float64)[0], 0.0)
-    total = priors.sum()
-    priors = priors / total if total > 0 else legal[0] / legal[0].sum()
-    return priors, float(np.clip(np.asarray(values, dtype=np.float64)[0], -1.0, 1.0))
-
-
-class HumanQuit(Exception):
-    """Raised by ``HumanPlayer`` when the human types ``quit`` or the input ends."""
-
-
-class HumanPlayer:
-    """Reads moves from a text stream in the game's move notation (1-based), re-prompting on bad input.
-
-    Args:
-        input_stream, output_stream: text streams (default ``sys.stdin`` / ``sys.stdout``).
-
-    Raises (``select_action``):
-        HumanQuit: on ``quit`` or end of input.
-    """
-
-    def __init__(self, rng: np.random.Generator | int = 0, name: str = "human", input_stream=None, output_stream=None):
-        import sys
-
-        self.rng = make_rng(rng)
-        self.name = name
-        self.input_stream = input_stream if input_stream is not None else sys.stdin
-        self.output_stream = output_stream if output_stream is not None else sys.stdout
-
-    def select_action(self, game: Game, state: tuple) -> int:
-        legal = _legal_actions(game, state)
-        legal_text = " ".join(game.action_to_string(a) for a in legal)
-        out = self.output_stream
-        out.write(game.render(state) + "\n")
-        while True:
-            out.write(f"your move ({legal_text}, quit): ")
-            out.flush()
-            line = self.input_stream.readline()
-            if not line:
-                raise HumanQuit("input ended")
-            text = line.strip()
-            if text == "quit":
-                raise HumanQuit("quit")
-            action = parse_move_token(game, state, text)
-            if action is not None:
-                return action
-            out.write(f"illegal or malformed move {text!r}; legal moves: {legal_text}\n")
-
-
-def parse_move_token(game: Game, state: tuple, text: str) -> int | None:
-    """The 0-based action one move token (``"4"``, 1-based) stands for, or None if it is not legal."""
-    text = text.strip()
-    if not text or len(text) > 3 or not text.isdigit() or not text.isascii():
-        return None
-    action = int(text) - 1
-    return action if action in game.actions(state) else None
+__all__ = [
+    "PLAYER_KINDS",
+    "AlphaBetaPlayer",
+    "Analysis",
+    "HumanPlayer",
+    "HumanQuit",
+    "MCTSPlayer",
+    "MatchResult",
+    "MinimaxPlayer",
+    "Player",
+    "PolicyPlayer",
+    "RandomPlayer",
+    "Record",
+    "SolverPlayer",
+    "UCTPlayer",
+    "exact_solver_of",
+    "legal_actions",
+    "make_player",
+    "make_rng",
+    "parse_move_token",
+    "play_game",
+    "play_match",
+]

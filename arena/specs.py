@@ -7,7 +7,7 @@ Syntax: ``KIND`` or ``KIND:KEY=VALUE[,KEY=VALUE...]``, for example::
     alphabeta:depth=5           alpha-beta to 5 plies (alphabeta:time=1.0: 1 s per move)
     alphabeta:depth=4,model=PATH  alpha-beta with the network's value and policy (the hybrid)
     uct:sims=1000               UCT with random rollouts, 1000 simulations per move
-    solver                      perfect play (Connect Four: Pons' solver; small games: minimax)
+    solver                      perfect play: the game's exact solver (Connect Four: Pons'; short games: minimax)
     mcts:model=PATH,sims=200    a network with PUCT search
     policy:model=PATH           the network alone: argmax of the masked policy
     human                       moves typed on stdin
@@ -197,8 +197,11 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
             num_simulations=options.get("sims", 1000), c=options.get("c", 1.4), rng=rng, name=name
         )
     if kind == "solver":
-        if game.name != "connect4" and game.max_game_length > players.MinimaxPlayer.MAX_GAME_LENGTH:
-            raise ValueError(f"solver: no exact solver for {game.name}; it plays connect4 and tic-tac-toe")
+        if game.exact_solver() is None:
+            raise ValueError(
+                f"solver: no exact solver for {game.name}; it plays games with one (Game.exact_solver: "
+                "Connect Four's, and exhaustive search for games of at most 16 plies such as tic-tac-toe)"
+            )
         return players.SolverPlayer(rng=rng, name=name)
     if kind == "human":
         return players.HumanPlayer(rng=rng, name=name, **human_streams)

@@ -8,6 +8,8 @@ moves first. State rows follow ``games.bitboard``: ``[current, mask, ply, status
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit
 
@@ -109,6 +111,32 @@ class TicTacToe(bb.BitboardGame):
     max_game_length = NUM_CELLS
     #: every one-ply position is still a draw under perfect play; some two-ply ones are lost
     default_opening_plies = 1
+    #: name of the single labelled set: every reachable non-terminal position
+    LABELLED_SET = "all"
+
+    # ------------------------------------------------------ optional hooks (game knowledge)
+    def action_order(self) -> list[int]:
+        """Centre, corners, edges: ``[4, 0, 2, 6, 8, 1, 3, 5, 7]``."""
+        return [4, 0, 2, 6, 8, 1, 3, 5, 7]
+
+    def labelled_set_names(self) -> list[str]:
+        """One set, ``"all"``: every reachable non-terminal position (4,520)."""
+        return [self.LABELLED_SET]
+
+    def labelled_set(self, name: str):
+        """``"all"``: every reachable non-terminal position, each action labelled by exhaustive
+        negamax (``games.exhaustive.every_position_labelled_set``), computed once per process.
+
+        Raises:
+            ValueError: for another name.
+        """
+        if name != self.LABELLED_SET:
+            raise ValueError(f"unknown position set {name!r} for {self.name}; expected one of {self.labelled_set_names()}")
+        return _every_position_set()
+
+    def default_network(self, gpu: bool = False) -> dict:
+        """A two-layer MLP (128, 128) with a 64-unit value head, CPU or GPU: the whole game fits."""
+        return {"kind": "mlp", "mlp_hidden": (128, 128), "value_hidden": 64}
 
     # ----------------------------------------------------------------- batched API
     def _legal_kernel(self, states, out):
@@ -215,3 +243,10 @@ class TicTacToe(bb.BitboardGame):
             if ply + 1 == NUM_CELLS:
                 new_status = bb.DRAW
         return (current ^ mask, mask | bit, ply + 1, new_status)
+
+
+@functools.lru_cache(maxsize=1)
+def _every_position_set():
+    from games.exhaustive import every_position_labelled_set
+
+    return every_position_labelled_set(TicTacToe(), TicTacToe.LABELLED_SET)

@@ -11,6 +11,7 @@ Names follow the Leela/KataGo habit: ``b6c64`` is a ResNet with 6 residual block
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import asdict, dataclass, field, fields, replace
 
@@ -137,28 +138,37 @@ class NetworkConfig:
         return replace(self, **changes)
 
 
+def default_config(game_name: str, gpu: bool = False) -> NetworkConfig:
+    """The project's default network for a registered game id: ``Game.default_network(gpu)``.
+
+    One object per ``(game_name, gpu)`` (cached), so the constants below are the defaults.
+
+    Raises:
+        ValueError: for a game id that is not registered; the message lists the known ids.
+    """
+    import games
+
+    if game_name not in games.names():
+        raise ValueError(f"no default network for game {game_name!r}; expected one of {games.names()}")
+    return _default_config(game_name, bool(gpu))
+
+
+@functools.cache
+def _default_config(game_name: str, gpu: bool) -> NetworkConfig:
+    import games
+
+    return NetworkConfig(**games.make(game_name).default_network(gpu=gpu))
+
+
 #: Tic-tac-toe default: a two-layer MLP; the whole game fits in it easily.
-TICTACTOE_DEFAULT = NetworkConfig(kind="mlp", mlp_hidden=(128, 128), value_hidden=64)
+TICTACTOE_DEFAULT = default_config("tictactoe")
 
 #: Connect Four default for CPU runs (2-4 cores): 4 blocks of 32 channels, 77k parameters. Measured
 #: with ``scripts/bench_network.py`` on one core of the 2-core development machine (batch norm folded):
 #: about 9,000 positions per CPU second at batch 64-256 and 1,800 at batch 1, against about 2,200 and
 #: 700 for b6c64 (447k parameters): b6c64 would cost 4x the self-play time per simulation on a CPU.
-CONNECT4_CPU_DEFAULT = NetworkConfig(kind="resnet", num_blocks=4, channels=32, value_hidden=64)  # as configs/network/b4c32.yaml
+CONNECT4_CPU_DEFAULT = default_config("connect4")  # as configs/network/b4c32.yaml
 
 #: Connect Four suggestion for a GPU box: 10 blocks of 128 channels (about 3M parameters), with
 #: self-play batches of 256 or more so that the GPU stays busy.
-CONNECT4_GPU_DEFAULT = NetworkConfig(kind="resnet", num_blocks=10, channels=128, value_hidden=128)
-
-
-def default_config(game_name: str, gpu: bool = False) -> NetworkConfig:
-    """The project's default network for a game id (``"tictactoe"`` or ``"connect4"``).
-
-    Raises:
-        ValueError: for a game id without a default; the message lists the known ids.
-    """
-    if game_name == "tictactoe":
-        return TICTACTOE_DEFAULT
-    if game_name == "connect4":
-        return CONNECT4_GPU_DEFAULT if gpu else CONNECT4_CPU_DEFAULT
-    raise ValueError(f"no default network for game {game_name!r}; expected one of ['connect4', 'tictactoe']")
+CONNECT4_GPU_DEFAULT = default_config("connect4", True)

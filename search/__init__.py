@@ -5,7 +5,8 @@
 * ``search.alphabeta``: negamax alpha-beta with a transposition table, iterative deepening under a
   time limit, switchable move ordering (transposition-table move, killer moves, history heuristic,
   static centre-first order) and a quiescence hook for games that declare noisy moves.
-* ``search.heuristics``: the heuristic Connect Four evaluation and Connect Four's noisy moves.
+* ``search.heuristics``: Connect Four's evaluation, noisy moves and table key under their older
+  names (they live in ``games.connect4.heuristic``; alpha-beta asks the game's hooks for them).
 * ``search.game_tree``, ``search.cfr``, ``search.best_response``, ``search.pimc``: imperfect-information
   games (``games.imperfect``) as flat tree arrays; CFR, CFR+ and external-sampling Monte Carlo CFR;
   exact best response, NashConv and expected value of tabular policies; the perfect-information

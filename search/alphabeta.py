@@ -63,8 +63,9 @@ class MoveOrdering:
     Applied in this order of priority: the transposition-table move (the best move stored for the
     position, e.g. by the previous iteration of iterative deepening) first, then the two killer
     moves of the ply (Akl & Newborn 1977), then the rest sorted by the history heuristic (Schaeffer
-    1989), ties broken by the static order (centre-first for Connect Four, centre-corners-edges for
-    tic-tac-toe). With everything off, actions are searched in increasing order.
+    1989), ties broken by the static order (``Game.action_order``: centre-first for Connect Four,
+    centre-corners-edges for tic-tac-toe). With everything off, actions are searched in increasing
+    order.
     """
 
     transposition_move: bool = True
@@ -136,40 +137,62 @@ class _Timeout(Exception):
     """Raised inside the search when the deadline has passed; unwinds the unfinished iteration."""
 
 
+#: evaluations bounded by at least this many points are used as they are (integer points, as
+#: Connect Four's); smaller bounds (a value in [-1, 1], say) are stretched to it and rounded
+HEURISTIC_POINTS = 1000
+
+
 def static_action_order(game: Game) -> list[int]:
-    """Actions from most to least promising a priori: centre first where the game has a centre.
+    """Actions from most to least promising a priori: ``game.action_order()``.
 
     Connect Four: columns by distance from the centre column (``[3, 2, 4, 1, 5, 0, 6]``);
-    tic-tac-toe: centre, corners, edges; any other game: increasing order.
+    tic-tac-toe: centre, corners, edges; a game without the hook: increasing order.
+
+    Raises:
+        ValueError: if the order is not a permutation of the game's actions.
     """
-    if game.name == "connect4":
-        centre = (game.num_actions - 1) / 2
-        return sorted(range(game.num_actions), key=lambda a: (abs(a - centre), a))
-    if game.name == "tictactoe":
-        return [4, 0, 2, 6, 8, 1, 3, 5, 7]
-    return list(range(game.num_actions))
+    order = [int(a) for a in game.action_order()]
+    if sorted(order) != list(range(game.num_actions)):
+        raise ValueError(
+            f"{game.name}.action_order(): expected each of the {game.num_actions} actions once, got {order}"
+        )
+    return order
 
 
 def default_evaluate_fn(game: Game) -> EvaluateFn:
-    """The heuristic evaluation used when none is given: Connect Four's, else all zeros."""
-    if game.name == "connect4":
-        from search.heuristics import connect4_evaluate
+    """The evaluation used when none is given: the game's ``heuristic_fn()`` in integer points,
+    else all zeros.
 
-        return connect4_evaluate
-    return zero_evaluate
+    A heuristic with ``game.heuristic_bound >= HEURISTIC_POINTS`` is used unchanged (it returns
+    integer points); one with a smaller bound is multiplied by ``HEURISTIC_POINTS /
+    heuristic_bound`` and rounded, so that its values stay distinct as integers.
+
+    Raises:
+        ValueError: if the game has a heuristic but its bound is not a positive number below
+            ``PROVEN_THRESHOLD`` points.
+    """
+    heuristic = game.heuristic_fn()
+    if heuristic is None:
+        return zero_evaluate
+    bound = float(game.heuristic_bound)
+    if not 0.0 < bound < PROVEN_THRESHOLD:
+        raise ValueError(
+            f"{game.name}.heuristic_bound: expected a number in (0, {PROVEN_THRESHOLD}), got {game.heuristic_bound!r}"
+        )
+    if bound >= HEURISTIC_POINTS:
+        return heuristic
+    scale = HEURISTIC_POINTS / bound
+
+    def scaled(state: tuple) -> int:
+        return round(heuristic(state) * scale)
+
+    return scaled
 
 
 def default_key_fn(game: Game) -> KeyFn:
-    """Transposition-table key: Connect Four's bitboard key ``current + mask``, else the state tuple."""
-    if game.name == "connect4":
-        from search.heuristics import connect4_key
-
-        return connect4_key
-    return _identity
-
-
-def _identity(state: tuple) -> tuple:
-    return state
+    """Transposition-table key: ``game.transposition_key`` (Connect Four: ``current + mask``;
+    by default the state tuple itself)."""
+    return game.transposition_key
 
 
 class AlphaBeta:
@@ -187,7 +210,7 @@ class AlphaBeta:
         ordering: which move-ordering heuristics are on (default: all).
         noisy_actions_fn: the quiescence hook: legal actions that must be searched past the
             horizon. Default: the game's ``noisy_actions`` method if it has one, else no
-            quiescence. For Connect Four pass ``search.heuristics.connect4_noisy_actions``.
+            quiescence. For Connect Four pass ``games.connect4.heuristic.noisy_actions``.
         max_quiescence_plies: plies the quiescence search may extend below the horizon; 0 turns
             quiescence off.
         key_fn: transposition-table key of a state (default ``default_key_fn(game)``).

@@ -41,11 +41,14 @@ DRAWN_GAME = "3233143142244211"
 @pytest.fixture
 def registered(monkeypatch):
     """``connect3`` in the registry for one test, as the guide's registry line would put it."""
-    from arena import players, specs
+    from arena import specs
 
     monkeypatch.setitem(games._REGISTRY, NAME, ("example_game", "ConnectThree"))
     yield NAME
-    players.SolverPlayer._minimax.pop(NAME, None)
+    from games import exhaustive
+
+    for key in [key for key in exhaustive._SHARED if key[2] == NAME]:
+        del exhaustive._SHARED[key]
     for key in [key for key in specs._EVALUATORS if key[1] == NAME]:
         del specs._EVALUATORS[key]
 

@@ -19,7 +19,6 @@ from arena.players import (
     RandomPlayer,
     SolverPlayer,
     UCTPlayer,
-    connect4_action_scores,
 )
 from arena.specs import SPEC_OPTIONS, build_player, parse_spec
 
@@ -146,7 +145,7 @@ def test_solver_player_picks_the_fastest_win_and_only_best_moves(connect4):
     state = connect4.initial_state()
     for action in connect4.parse_moves(moves):
         state = connect4.result(state, action)
-    scores = connect4_action_scores(state, connect4.actions(state))
+    scores = connect4.exact_solver().action_scores(state)
     assert scores == {0: -12, 1: 12, 2: -12, 3: -12, 4: -12, 5: 6, 6: -12}
     assert all(SolverPlayer(rng=seed).select_action(connect4, state) == 1 for seed in range(5))
 
@@ -173,7 +172,7 @@ def test_connect4_action_scores_match_the_solver_analysis(connect4):
         for action in connect4.parse_moves(moves):
             state = connect4.result(state, action)
         expected = {c: s for c, s in enumerate(analyze(moves)) if s is not None}
-        assert connect4_action_scores(state, connect4.actions(state)) == expected
+        assert connect4.exact_solver().action_scores(state) == expected
 
 
 def test_solver_tie_break_is_seeded_and_uniform_over_best(tictactoe):

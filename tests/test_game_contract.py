@@ -190,3 +190,51 @@ def test_move_string_errors_of_the_shipped_games():
         games.make("tictactoe").parse_moves("11")
     assert games.make("connect4").format_moves(games.make("connect4").parse_moves("4453")) == "4453"
     assert games.make("tictactoe").format_moves(games.make("tictactoe").parse_moves("5137")) == "5137"
+
+
+def _late_states(game, rng, count, plies_left=6):
+    """Single-state tuples a few plies before the longest game's end, by random playouts (only
+    the unfinished ones)."""
+    out = []
+    for _ in range(count):
+        state = game.initial_state()
+        for _ in range(max(0, game.max_game_length - plies_left)):
+            if game.terminal_test(state):
+                break
+            state = game.result(state, int(rng.choice(game.actions(state))))
+        if not game.terminal_test(state):
+            out.append(state)
+    return out
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_knowledge_hooks_keep_their_contracts(name):
+    from networks.config import NetworkConfig
+
+    game = games.make(name)
+    rng = np.random.default_rng(5)
+    assert sorted(game.action_order()) == list(range(game.num_actions))
+    heuristic = game.heuristic_fn()
+    keys = {}
+    for row in random_states(game, rng, 80):
+        state = tuple(int(v) for v in row)
+        key = game.transposition_key(state)
+        assert game.transposition_key(tuple(int(v) for v in row)) == key
+        assert keys.setdefault(key, state) == state  # one key, one position
+        if heuristic is not None and not game.terminal_test(state):
+            assert abs(heuristic(state)) <= game.heuristic_bound
+    solver = game.exact_solver()
+    if solver is not None:
+        for state in _late_states(game, rng, 10):
+            scores = solver.action_scores(state)
+            assert sorted(scores) == game.actions(state)
+            best = max(scores.values())
+            assert solver.optimal_actions(state) == [a for a, s in scores.items() if s == best]
+    for set_name in game.labelled_set_names():
+        labelled = game.labelled_set(set_name)
+        assert labelled.name == set_name and len(labelled) > 0
+        np.testing.assert_array_equal(game.legal_mask(labelled.states), labelled.legal_mask)
+    with pytest.raises(ValueError, match="unknown position set"):
+        game.labelled_set("no such set")
+    for gpu in (False, True):
+        assert isinstance(NetworkConfig(**game.default_network(gpu=gpu)), NetworkConfig)

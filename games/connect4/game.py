@@ -13,73 +13,25 @@ import numpy as np
 from numba import njit
 
 from games import bitboard as bb
-
-WIDTH = 7
-HEIGHT = 6
-COLUMN_STRIDE = HEIGHT + 1
-NUM_CELLS = WIDTH * HEIGHT
-
-BOTTOM_MASK = sum(1 << (c * COLUMN_STRIDE) for c in range(WIDTH))
-BOARD_MASK = BOTTOM_MASK * ((1 << HEIGHT) - 1)
-
-
-def top_mask(col: int) -> int:
-    """Bit of the top cell of column ``col``."""
-    return 1 << (HEIGHT - 1 + col * COLUMN_STRIDE)
-
-
-def bottom_mask(col: int) -> int:
-    """Bit of the bottom cell of column ``col``."""
-    return 1 << (col * COLUMN_STRIDE)
-
-
-def column_mask(col: int) -> int:
-    """Bits of all six cells of column ``col``."""
-    return ((1 << HEIGHT) - 1) << (col * COLUMN_STRIDE)
-
-
-def has_four(stones: int) -> bool:
-    """True if ``stones`` (a bitboard) holds four in a row (Pons, part 6: shift-and test)."""
-    for shift in (1, COLUMN_STRIDE, COLUMN_STRIDE - 1, COLUMN_STRIDE + 1):
-        m = stones & (stones >> shift)
-        if m & (m >> (2 * shift)):
-            return True
-    return False
-
-
-def _winning_lines() -> list[int]:
-    lines = []
-    for col in range(WIDTH):
-        for row in range(HEIGHT):
-            for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
-                cells = [(col + i * dc, row + i * dr) for i in range(4)]
-                if all(0 <= c < WIDTH and 0 <= r < HEIGHT for c, r in cells):
-                    lines.append(sum(1 << (c * COLUMN_STRIDE + r) for c, r in cells))
-    return lines
-
-
-#: the 69 winning lines as bitboards
-WIN_LINES: tuple[int, ...] = tuple(_winning_lines())
-
-TOP_MASKS = np.array([top_mask(c) for c in range(WIDTH)], dtype=np.int64)
-BOTTOM_MASKS = np.array([bottom_mask(c) for c in range(WIDTH)], dtype=np.int64)
-
-
-@njit(cache=True, inline="always")
-def _four(stones):
-    m = stones & (stones >> 7)
-    if m & (m >> 14):
-        return True
-    m = stones & (stones >> 6)
-    if m & (m >> 12):
-        return True
-    m = stones & (stones >> 8)
-    if m & (m >> 16):
-        return True
-    m = stones & (stones >> 1)
-    if m & (m >> 2):
-        return True
-    return False
+from games.connect4.heuristic import MAX_EVALUATION
+from games.connect4.layout import (  # noqa: F401 (re-exported: the layout's names, as before)
+    BOARD_MASK,
+    BOTTOM_MASK,
+    BOTTOM_MASKS,
+    CENTRE_FIRST_ORDER,
+    COLUMN_STRIDE,
+    HEIGHT,
+    NUM_CELLS,
+    TOP_MASKS,
+    WIDTH,
+    WIN_LINES,
+    bottom_mask,
+    column_mask,
+    four,
+    has_four,
+    mirror_bits,
+    top_mask,
+)
 
 
 @njit(cache=True)
@@ -98,7 +50,7 @@ def _step_kernel(states, actions, out):
         new_mask = mask | (mask + (np.int64(1) << (7 * a)))
         mover = current | (new_mask ^ mask)
         status = 0
-        if _four(mover):
+        if four(mover):
             status = 1 + (ply & 1)
         elif ply + 1 == 42:
             status = 3
@@ -128,6 +80,8 @@ class ConnectFour(bb.BitboardGame):
     num_actions = WIDTH
     observation_shape = (2, HEIGHT, WIDTH)
     max_game_length = NUM_CELLS
+    #: bound on the heuristic evaluation (``games.connect4.heuristic.MAX_EVALUATION`` points)
+    heuristic_bound = float(MAX_EVALUATION)
 
     # ----------------------------------------------------------------- batched API
     def _legal_kernel(self, states, out):
@@ -156,7 +110,7 @@ class ConnectFour(bb.BitboardGame):
     def mirror_state(self, state: tuple) -> tuple:
         """The left-right mirror of a single state (same status, same player to move)."""
         current, mask, ply, status = state
-        return (_mirror_bits(current), _mirror_bits(mask), ply, status)
+        return (int(mirror_bits(current)), int(mirror_bits(mask)), ply, status)
 
     # ----------------------------------------------------------------- move strings
     def parse_moves(self, text: str) -> list[int]:
@@ -210,12 +164,65 @@ class ConnectFour(bb.BitboardGame):
             new_status = bb.ONGOING
         return (current ^ mask, new_mask, ply + 1, new_status)
 
-def _mirror_bits(bits: int) -> int:
-    out = 0
-    for col in range(WIDTH):
-        column = (bits >> (col * COLUMN_STRIDE)) & ((1 << COLUMN_STRIDE) - 1)
-        out |= column << ((WIDTH - 1 - col) * COLUMN_STRIDE)
-    return out
+    # ------------------------------------------------------ optional hooks (game knowledge)
+    def action_order(self) -> list[int]:
+        """Columns by distance from the centre column: ``[3, 2, 4, 1, 5, 0, 6]``."""
+        return list(CENTRE_FIRST_ORDER)
+
+    def heuristic_fn(self):
+        """``games.connect4.heuristic.evaluate``: open threes, open twos and centre stones, in
+        integer points within ``[-heuristic_bound, heuristic_bound]``."""
+        from games.connect4.heuristic import evaluate
+
+        return evaluate
+
+    def transposition_key(self, state: tuple) -> int:
+        """``current + mask``, unique per position (``games.connect4.heuristic.transposition_key``)."""
+        return state[0] + state[1]
+
+    def exact_solver(self):
+        """Pons' solver with the shipped opening book (``games.connect4.exact.ConnectFourSolver``;
+        scores in Pons' convention, -18..18)."""
+        from games.connect4.exact import SOLVER
+
+        return SOLVER
+
+    def labelled_set_names(self) -> list[str]:
+        """The solver-labelled sets shipped in ``games/connect4/positions`` (present files only)."""
+        from games.connect4.positions import position_set_names
+
+        return position_set_names()
+
+    def labelled_set(self, name: str):
+        """The shipped set ``name`` as a ``games.labelled.LabelledSet`` (outcome = sign of score).
+
+        Raises:
+            ValueError: for an unknown name (the message lists the known ones).
+        """
+        from games.connect4.positions import load_position_set
+
+        names = self.labelled_set_names()
+        if name not in names:
+            raise ValueError(f"unknown position set {name!r} for {self.name}; expected one of {names}")
+        return load_position_set(name).to_labelled_set(self)
+
+    def read_labelled_set(self, path):
+        """A labelled set from a file in the format of ``games/connect4/positions``.
+
+        Raises:
+            FileNotFoundError: if ``path`` does not exist.
+            ValueError: for a malformed line.
+        """
+        from games.connect4.positions import read_position_file
+
+        return read_position_file(path).to_labelled_set(self)
+
+    def default_network(self, gpu: bool = False) -> dict:
+        """4 residual blocks of 32 channels on a CPU (77k parameters, ``configs/network/b4c32.yaml``),
+        10 blocks of 128 channels on a GPU (``networks.config`` has the measurements)."""
+        if gpu:
+            return {"kind": "resnet", "num_blocks": 10, "channels": 128, "value_hidden": 128}
+        return {"kind": "resnet", "num_blocks": 4, "channels": 32, "value_hidden": 64}
 
 
 _SYMMETRIES = np.array([np.arange(WIDTH), np.arange(WIDTH)[::-1]], dtype=np.int64)

@@ -58,6 +58,10 @@ class PositionSet:
     def __len__(self) -> int:
         return len(self.moves)
 
+    def to_labelled_set(self, game=None):
+        """This set as a ``games.labelled.LabelledSet`` (see :func:`to_labelled_set`)."""
+        return to_labelled_set(self, game)
+
 
 def position_set_names() -> list[str]:
     """Names of the shipped sets (the ``.txt`` files present here), in Pons' order."""
@@ -118,3 +122,34 @@ def load_position_set(name: str) -> PositionSet:
     path = POSITIONS_DIR / f"{name}.txt"
     moves, scores = parse_position_lines(path.read_text(encoding="utf-8").splitlines(), str(path))
     return PositionSet(name, moves, scores)
+
+
+def read_position_file(path) -> PositionSet:
+    """A ``PositionSet`` from a file in this folder's format, named after the file's stem.
+
+    Raises:
+        FileNotFoundError: if ``path`` does not exist.
+        ValueError: for a malformed line (named by file and line number).
+    """
+    path = Path(path)
+    moves, scores = parse_position_lines(path.read_text(encoding="utf-8").splitlines(), str(path))
+    return PositionSet(path.stem, moves, scores)
+
+
+def to_labelled_set(position_set: PositionSet, game=None):
+    """A ``games.labelled.LabelledSet`` from a ``PositionSet``: each column's outcome is the sign of
+    its exact score (win +1, draw 0, loss -1), ``ILLEGAL`` for a full column.
+
+    Args:
+        game: the ``ConnectFour`` whose states are built (default: a new one).
+    """
+    from games.labelled import ILLEGAL, LabelledSet
+
+    if game is None:
+        from games.connect4.game import ConnectFour
+
+        game = ConnectFour()
+    scores = np.asarray(position_set.scores, dtype=np.int16)
+    outcomes = np.where(scores == NO_SCORE, ILLEGAL, np.sign(scores)).astype(np.int8)
+    states = game.states_from_moves(list(position_set.moves))
+    return LabelledSet(position_set.name, list(position_set.moves), states, outcomes)

@@ -1,0 +1,59 @@
+"""A human at a terminal: moves typed in the game's notation."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from arena.player_base import legal_actions, make_rng
+from games.base import Game
+
+
+class HumanQuit(Exception):
+    """Raised by ``HumanPlayer`` when the human types ``quit`` or the input ends."""
+
+
+class HumanPlayer:
+    """Reads moves from a text stream in the game's move notation (1-based), re-prompting on bad input.
+
+    Args:
+        input_stream, output_stream: text streams (default ``sys.stdin`` / ``sys.stdout``).
+
+    Raises (``select_action``):
+        HumanQuit: on ``quit`` or end of input.
+    """
+
+    def __init__(self, rng: np.random.Generator | int = 0, name: str = "human", input_stream=None, output_stream=None):
+        import sys
+
+        self.rng = make_rng(rng)
+        self.name = name
+        self.input_stream = input_stream if input_stream is not None else sys.stdin
+        self.output_stream = output_stream if output_stream is not None else sys.stdout
+
+    def select_action(self, game: Game, state: tuple) -> int:
+        legal = legal_actions(game, state)
+        legal_text = " ".join(game.action_to_string(a) for a in legal)
+        out = self.output_stream
+        out.write(game.render(state) + "\n")
+        while True:
+            out.write(f"your move ({legal_text}, quit): ")
+            out.flush()
+            line = self.input_stream.readline()
+            if not line:
+                raise HumanQuit("input ended")
+            text = line.strip()
+            if text == "quit":
+                raise HumanQuit("quit")
+            action = parse_move_token(game, state, text)
+            if action is not None:
+                return action
+            out.write(f"illegal or malformed move {text!r}; legal moves: {legal_text}\n")
+
+
+def parse_move_token(game: Game, state: tuple, text: str) -> int | None:
+    """The 0-based action one move token (``"4"``, 1-based) stands for, or None if it is not legal."""
+    text = text.strip()
+    if not text or len(text) > 3 or not text.isdigit() or not text.isascii():
+        return None
+    action = int(text) - 1
+    return action if action in game.actions(state) else None

@@ -1,0 +1,134 @@
+"""Players backed by a network: PUCT search guided by it, or its policy alone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from arena.player_base import legal_actions, make_rng
+from games.base import Game
+
+
+class MCTSPlayer:
+    """A network guiding PUCT search (``mcts.run_puct``): plays the most visited root child.
+
+    No root noise and greedy move choice (CASES D2; seed section 8): ties between equally visited
+    children go to the lowest action index, so ``rng`` is only passed to the search.
+
+    Args:
+        evaluate_fn: batched evaluator, ``(observations [B, C, H, W] float32, legal_mask [B, A]
+            bool) -> (priors [B, A], values [B])``, values for the player to move.
+        num_simulations: simulations per move, >= 1.
+        c_puct: PUCT exploration constant, >= 0.
+
+    Raises:
+        ValueError: if ``num_simulations`` < 1 or ``c_puct`` < 0 (from ``mcts.PUCTConfig``).
+    """
+
+    def __init__(
+        self,
+        evaluate_fn,
+        num_simulations: int = 200,
+        c_puct: float = 1.25,
+        rng: np.random.Generator | int = 0,
+        name: str | None = None,
+    ) -> None:
+        from mcts import PUCTConfig
+
+        self.config = PUCTConfig(num_simulations=num_simulations, c_puct=c_puct)
+        self.evaluate_fn = evaluate_fn
+        self.rng = make_rng(rng)
+        self.name = name if name is not None else f"mcts({num_simulations})"
+
+    def analyze(self, game: Game, state: tuple) -> Analysis:
+        """Network priors and value plus the search's visit counts and Q values for ``state``."""
+        from mcts import run_puct
+
+        legal_actions(game, state)
+        row = np.asarray(state, dtype=np.int64).reshape(1, -1)
+        priors, value = _evaluate_one(game, self.evaluate_fn, row)
+        output = run_puct(game, row, self.evaluate_fn, self.config, self.rng, add_root_noise=False)
+        visits = output.visit_counts[0].astype(np.int64)
+        best = int(np.argmax(visits))
+        return Analysis(
+            to_move=game.player(state),
+            priors=priors,
+            network_value=value,
+            visit_counts=visits,
+            q_values=output.q_values[0].astype(np.float64),
+            value=float(output.q_values[0, best]),
+            best_action=best,
+        )
+
+    def select_action(self, game: Game, state: tuple) -> int:
+        return self.analyze(game, state).best_action
+
+
+class PolicyPlayer:
+    """The network alone: the legal action with the largest masked prior (lowest index on ties).
+
+    ``rng`` is unused (the choice is deterministic) but kept for the player interface.
+    """
+
+    def __init__(self, evaluate_fn, rng: np.random.Generator | int = 0, name: str = "policy") -> None:
+        self.evaluate_fn = evaluate_fn
+        self.rng = make_rng(rng)
+        self.name = name
+
+    def analyze(self, game: Game, state: tuple) -> Analysis:
+        """Network priors and value; no search (visit counts are zero)."""
+        legal_actions(game, state)
+        row = np.asarray(state, dtype=np.int64).reshape(1, -1)
+        priors, value = _evaluate_one(game, self.evaluate_fn, row)
+        legal = game.legal_mask(row)[0]
+        best = int(np.argmax(np.where(legal, priors, -1.0)))
+        return Analysis(
+            to_move=game.player(state),
+            priors=priors,
+            network_value=value,
+            visit_counts=np.zeros(game.num_actions, dtype=np.int64),
+            q_values=np.full(game.num_actions, np.nan),
+            value=value,
+            best_action=best,
+        )
+
+    def select_action(self, game: Game, state: tuple) -> int:
+        return self.analyze(game, state).best_action
+
+
+@dataclass
+class Analysis:
+    """A model's view of one position.
+
+    Attributes:
+        to_move: the player to move (0 = first player, X).
+        priors: ``[A]`` float, masked network policy (0 on illegal actions, sums to 1).
+        network_value: the network's value in ``[-1, 1]`` for the player to move.
+        visit_counts: ``[A]`` int64 root visit counts (all 0 without search).
+        q_values: ``[A]`` float, Q(root, a) for the player to move; NaN where unvisited.
+        value: the search's value for the player to move: Q of ``best_action`` (the network value
+            without search).
+        best_action: the move the model plays (0-based).
+    """
+
+    to_move: int
+    priors: np.ndarray
+    network_value: float
+    visit_counts: np.ndarray
+    q_values: np.ndarray
+    value: float
+    best_action: int
+
+    def value_for(self, player: int) -> float:
+        """``value`` from the view of ``player`` (0 or 1): negated when ``player`` is not to move."""
+        return self.value if player == self.to_move else -self.value
+
+
+def _evaluate_one(game: Game, evaluate_fn, row: np.ndarray) -> tuple[np.ndarray, float]:
+    legal = game.legal_mask(row)
+    priors, values = evaluate_fn(game.observation(row), legal)
+    priors = np.where(legal[0], np.asarray(priors, dtype=np.float64)[0], 0.0)
+    total = priors.sum()
+    priors = priors / total if total > 0 else legal[0] / legal[0].sum()
+    return priors, float(np.clip(np.asarray(values, dtype=np.float64)[0], -1.0, 1.0))

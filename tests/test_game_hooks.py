@@ -1,0 +1,187 @@
+"""The game-knowledge hooks of ``games.base.Game``: their defaults, the values Connect Four and
+tic-tac-toe give, and that code outside ``games/`` asks the hooks, never a game's name."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import games
+from games.base import Game
+from search.alphabeta import default_evaluate_fn, default_key_fn, static_action_order
+from search.minimax import Minimax, zero_evaluate
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+#: the library folders: only games/ may know a game by its name
+LIBRARY_FOLDERS = ("arena", "search", "mcts", "networks", "selfplay", "trainer")
+
+
+@pytest.fixture(scope="module")
+def connect4():
+    return games.make("connect4")
+
+
+@pytest.fixture(scope="module")
+def tictactoe():
+    return games.make("tictactoe")
+
+
+def _name_switches(text: str, names: list[str]) -> list[str]:
+    quoted = "|".join(re.escape(n) for n in names)
+    patterns = [
+        rf"(==|!=)\s*[\"']({quoted})[\"']",  # x == "connect4"
+        rf"[\"']({quoted})[\"']\s*(==|!=)",  # "connect4" == x
+        rf"\bin\s*[\(\[\{{]\s*[\"']({quoted})[\"']",  # x in ("connect4", ...)
+    ]
+    return [line.strip() for line in text.splitlines() if any(re.search(p, line) for p in patterns)]
+
+
+def test_the_scan_finds_a_game_name_switch():
+    names = ["connect4", "tictactoe"]
+    assert _name_switches('    if game.name == "connect4":\n', names)
+    assert _name_switches("if 'tictactoe' != name:", names)
+    assert _name_switches('if game.name in ("connect4", "tictactoe"):', names)
+    assert not _name_switches('game = games.make("connect4")', names)
+
+
+def test_no_module_outside_games_switches_on_a_game_name():
+    found = {}
+    for folder in LIBRARY_FOLDERS:
+        for path in sorted((REPO_ROOT / folder).rglob("*.py")):
+            hits = _name_switches(path.read_text(encoding="utf-8"), games.names())
+            if hits:
+                found[str(path.relative_to(REPO_ROOT))] = hits
+    assert found == {}
+
+
+def test_generic_defaults():
+    game = games.make("tictactoe")
+    assert Game.action_order(game) == list(range(9))
+    assert Game.heuristic_fn(game) is None
+    assert Game.transposition_key(game, (1, 2, 3, 0)) == (1, 2, 3, 0)
+    assert Game.labelled_set_names(game) == []
+    with pytest.raises(ValueError, match="unknown position set 'none'"):
+        Game.labelled_set(game, "none")
+    with pytest.raises(ValueError, match="reads no labelled-position files"):
+        Game.read_labelled_set(game, "positions.txt")
+    assert Game.default_network(game) == {"kind": "resnet", "num_blocks": 4, "channels": 32, "value_hidden": 64}
+    assert Game.default_network(game, gpu=True) == {
+        "kind": "resnet", "num_blocks": 10, "channels": 128, "value_hidden": 128,
+    }
+    # without a heuristic, alpha-beta scores the horizon 0
+    class Plain(type(game)):
+        def heuristic_fn(self):
+            return None
+
+    assert default_evaluate_fn(Plain()) is zero_evaluate
+
+
+def test_move_orders_are_the_static_orders_of_alpha_beta(connect4, tictactoe):
+    assert connect4.action_order() == static_action_order(connect4) == [3, 2, 4, 1, 5, 0, 6]
+    assert tictactoe.action_order() == static_action_order(tictactoe) == [4, 0, 2, 6, 8, 1, 3, 5, 7]
+
+
+def test_a_move_order_that_is_not_a_permutation_is_rejected(tictactoe):
+    class Broken(type(tictactoe)):
+        def action_order(self):
+            return [4, 4, 0]
+
+    with pytest.raises(ValueError, match="each of the 9 actions once"):
+        static_action_order(Broken())
+
+
+def test_connect4_heuristic_and_key_are_the_search_defaults(connect4):
+    from games.connect4.heuristic import MAX_EVALUATION, evaluate
+
+    assert connect4.heuristic_fn() is evaluate is default_evaluate_fn(connect4)
+    assert connect4.heuristic_bound == float(MAX_EVALUATION) == 3498.0
+    state = connect4.initial_state()
+    for action in connect4.parse_moves("4455"):
+        state = connect4.result(state, action)
+    key_fn = default_key_fn(connect4)
+    assert key_fn(state) == connect4.transposition_key(state) == state[0] + state[1]
+    assert connect4.heuristic_fn()(connect4.result(connect4.initial_state(), 3)) == -8  # one centre stone down
+
+
+def test_tictactoe_has_no_heuristic_and_keys_by_the_state(tictactoe):
+    state = tictactoe.state_from_board("X X . / O O . / . . .")
+    assert tictactoe.heuristic_fn() is None and default_evaluate_fn(tictactoe) is zero_evaluate
+    assert default_key_fn(tictactoe)(state) == state
+
+
+def test_a_small_heuristic_bound_is_stretched_to_integer_points(tictactoe):
+    class Scored(type(tictactoe)):
+        heuristic_bound = 1.0
+
+        def heuristic_fn(self):
+            return lambda state: 0.25 if state[2] % 2 else -0.5
+
+    evaluate = default_evaluate_fn(Scored())
+    assert evaluate((0, 0, 1, 0)) == 250 and evaluate((0, 0, 2, 0)) == -500
+
+    class Unbounded(Scored):
+        heuristic_bound = 0.0
+
+    with pytest.raises(ValueError, match="heuristic_bound"):
+        default_evaluate_fn(Unbounded())
+
+
+def test_tictactoe_exact_solver_equals_exhaustive_minimax_everywhere(tictactoe):
+    solver = tictactoe.exact_solver()
+    assert solver is tictactoe.exact_solver() is games.make("tictactoe").exact_solver()  # one table
+    reference = Minimax(tictactoe)
+    labelled = tictactoe.labelled_set("all")
+    for row in labelled.states:
+        state = tuple(int(v) for v in row)
+        expected = reference.action_values(state)
+        assert solver.action_scores(state) == expected
+        assert solver.optimal_actions(state) == reference.best_actions(state)
+    with pytest.raises(ValueError, match="non-terminal"):
+        solver.action_scores(tictactoe.state_from_board("X X X / O O . / . . ."))
+
+
+def test_connect4_exact_solver_scores_the_fastest_win_highest(connect4):
+    # ply 18, X to move: column 2 wins at once (score (42 + 1 - 18) // 2 = 12), column 6 wins later
+    state = connect4.initial_state()
+    for action in connect4.parse_moves("554772552346365236"):
+        state = connect4.result(state, action)
+    solver = connect4.exact_solver()
+    assert solver.action_scores(state) == {0: -12, 1: 12, 2: -12, 3: -12, 4: -12, 5: 6, 6: -12}
+    assert solver.optimal_actions(state) == [1]
+
+
+def test_labelled_sets_come_from_the_game(connect4, tictactoe):
+    assert tictactoe.labelled_set_names() == ["all"]
+    assert len(tictactoe.labelled_set("all")) == 4520
+    from games.connect4.positions import position_set_names
+
+    assert connect4.labelled_set_names() == position_set_names()
+    with pytest.raises(ValueError, match="unknown position set 'all' for connect4"):
+        connect4.labelled_set("all")
+
+
+def test_connect4_reads_a_labelled_file(connect4, tmp_path):
+    path = tmp_path / "two.txt"
+    path.write_text("# two positions\n4 -1 0 1 2 1 0 -1\n44 - - - - - 5 -\n".replace("- - - - - 5 -", "0 0 0 0 0 5 0"))
+    labelled = connect4.read_labelled_set(path)
+    assert labelled.name == "two" and labelled.moves == ["4", "44"]
+    assert labelled.outcomes.tolist() == [[-1, 0, 1, 1, 1, 0, -1], [0, 0, 0, 0, 0, 1, 0]]
+    np.testing.assert_array_equal(labelled.states, connect4.states_from_moves(["4", "44"]))
+
+
+def test_default_networks_are_the_measured_ones():
+    from networks.config import (
+        CONNECT4_CPU_DEFAULT,
+        CONNECT4_GPU_DEFAULT,
+        TICTACTOE_DEFAULT,
+        NetworkConfig,
+        default_config,
+    )
+
+    assert TICTACTOE_DEFAULT == NetworkConfig(kind="mlp", mlp_hidden=(128, 128), value_hidden=64)
+    assert CONNECT4_CPU_DEFAULT == NetworkConfig(kind="resnet", num_blocks=4, channels=32, value_hidden=64)
+    assert CONNECT4_GPU_DEFAULT == NetworkConfig(kind="resnet", num_blocks=10, channels=128, value_hidden=128)
+    assert default_config("tictactoe", gpu=True) == TICTACTOE_DEFAULT
