@@ -26,6 +26,10 @@ class GameRecord:
         actions: ``[T]`` int64, the action played at each position.
         winner: 0 or 1, or -1 for a draw.
         model_version: version of the weights that played the game.
+        policy_weights: ``[T]`` float32 in ``[0, 1]``, the weight of each position's policy target
+            in the loss; 0 for positions of a cheap search under playout cap randomisation (Wu
+            2019, "Accelerating Self-Play Learning in Go", sec. 5), whose value target still
+            counts. None means 1 everywhere.
     """
 
     game_id: int
@@ -38,6 +42,7 @@ class GameRecord:
     actions: np.ndarray
     winner: int
     model_version: int = 0
+    policy_weights: np.ndarray | None = None
 
     @property
     def num_positions(self) -> int:

@@ -58,6 +58,8 @@ VALIDATION = "validation"
 
 #: Per-position arrays stored for each split.
 _FIELDS = ("observations", "legal_masks", "policies", "values", "game_ids")
+#: fields a saved buffer may lack (written before they existed), with the value they then take
+_OPTIONAL_FIELDS = {"policy_weights": 1.0}
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,8 @@ class Batch:
         values: ``[B]`` float32, value target z for the player to move, in [-1, 1].
         game_ids: ``[B]`` int64, the game each sample comes from.
         symmetries: ``[B]`` int64, the symmetry index applied (0 = identity).
+        policy_weights: ``[B]`` float32 in ``[0, 1]``, the weight of each policy target in the loss
+            (0 for cheap searches under playout cap randomisation; see ``GameRecord``).
     """
 
     observations: np.ndarray
@@ -109,6 +113,7 @@ class Batch:
     values: np.ndarray
     game_ids: np.ndarray
     symmetries: np.ndarray
+    policy_weights: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.values.shape[0])
@@ -124,6 +129,7 @@ class _Ring:
         self.policies = np.zeros((capacity, num_actions), dtype=np.float32)
         self.values = np.zeros((capacity,), dtype=np.float32)
         self.game_ids = np.zeros((capacity,), dtype=np.int64)
+        self.policy_weights = np.ones((capacity,), dtype=np.float32)
         self.write = 0
         self.stored = 0
         self.games_added = 0
@@ -137,6 +143,7 @@ class _Ring:
         self.policies[slots] = record.policies
         self.values[slots] = record.values
         self.game_ids[slots] = record.game_id
+        self.policy_weights[slots] = 1.0 if record.policy_weights is None else record.policy_weights
         self.write = int((self.write + count) % self.capacity)
         self.stored = min(self.capacity, self.stored + count)
         self.games_added += 1
@@ -154,14 +161,15 @@ class _Ring:
             "policies": self.policies[slots],
             "values": self.values[slots],
             "game_ids": self.game_ids[slots],
+            "policy_weights": self.policy_weights[slots],
         }
 
     def restore(self, arrays: dict[str, np.ndarray], games_added: int, positions_added: int) -> None:
         count = int(arrays["values"].shape[0])
         keep = min(count, self.capacity)  # a smaller capacity keeps the newest positions
-        for name in ("observations", "legal_masks", "policies", "values", "game_ids"):
+        for name in (*_FIELDS, *_OPTIONAL_FIELDS):
             target = getattr(self, name)
-            target[...] = 0
+            target[...] = _OPTIONAL_FIELDS.get(name, 0)
             target[:keep] = arrays[name][count - keep :]
         self.stored = keep
         self.write = keep % self.capacity
@@ -401,6 +409,7 @@ class ReplayBuffer:
             values=ring.values[slots],
             game_ids=ring.game_ids[slots],
             symmetries=symmetries,
+            policy_weights=ring.policy_weights[slots],
         )
 
     # ------------------------------------------------------------------ persistence
@@ -500,12 +509,16 @@ class ReplayBuffer:
         for split in (TRAIN, VALIDATION):
             arrays = {name: np.asarray(state[f"{split}/{name}"]) for name in _FIELDS}
             count = arrays["values"].shape[0] if arrays["values"].ndim == 1 else -1
+            for name, fill in _OPTIONAL_FIELDS.items():
+                key = f"{split}/{name}"
+                arrays[name] = np.asarray(state[key]) if key in state else np.full(max(count, 0), fill, np.float32)
             shapes = {
                 "observations": (count, *self.game.observation_shape),
                 "legal_masks": (count, self.game.num_actions),
                 "policies": (count, self.game.num_actions),
                 "values": (count,),
                 "game_ids": (count,),
+                "policy_weights": (count,),
             }
             for name, shape in shapes.items():
                 if arrays[name].shape != shape:
@@ -659,6 +672,12 @@ def validate_record(record: GameRecord, game: Game) -> None:
     if off.any():
         t = int(np.argmax(off))
         fail("policies", f"row {t} sums to {sums[t]:.6g}, expected 1 +- {POLICY_SUM_TOLERANCE}")
+    if record.policy_weights is not None:
+        weights = record.policy_weights
+        if not isinstance(weights, np.ndarray) or weights.shape != (length,):
+            fail("policy_weights", f"expected a numpy array of shape [{length}], got {getattr(weights, 'shape', weights)!r}")
+        if not np.issubdtype(weights.dtype, np.floating) or not np.all((weights >= 0) & (weights <= 1)):
+            fail("policy_weights", "expected floats in [0, 1]")
     out_of_range = np.abs(values) > 1.0
     if out_of_range.any():
         t = int(np.argmax(out_of_range))

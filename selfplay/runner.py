@@ -1,23 +1,42 @@
-"""Self-play of K games at once with the batched PUCT search (no Ray here; see selfplay.worker).
+"""Self-play of K games at once with a batched search (no Ray here; see selfplay.worker).
 
 Each call of ``SelfPlayRunner.play_moves`` runs one batched search over the K live games per ply
-(one network call per simulation step for all of them), chooses moves by visit count at a
-temperature (1.0 for the first ``temperature_plies`` plies of a game, then greedy: Silver et al.
-2017, Methods, "Self-play"), steps the K games, and restarts finished ones. Positions are recorded
-into preallocated ``[K, max_game_length, ...]`` arrays, so recording costs one vectorised write
-per ply. Finished games are handed over whole as ``GameRecord``s (copies, CASES H2).
+(one network call per simulation step for all of them), chooses the moves, steps the K games, and
+restarts finished ones. Positions are recorded into preallocated ``[K, max_game_length, ...]``
+arrays, so recording costs one vectorised write per ply. Finished games are handed over whole as
+``GameRecord``s (copies, CASES H2).
+
+The search is PUCT (``mcts.PUCTConfig``: Dirichlet root noise, moves sampled by visit count at a
+temperature for the first ``temperature_plies`` plies, then greedy; Silver et al. 2017, Methods,
+"Self-play"; with ``solver`` on, proven results override the counts, ``mcts.solver_visit_counts``)
+or Gumbel (``mcts.GumbelConfig``: the Sequential Halving winner is played and the completed-Q
+improved policy is the policy target; Danihelka et al. 2022).
+
+Playout cap randomisation (Wu 2019, "Accelerating Self-Play Learning in Go", sec. 5): with
+``full_search_probability`` p < 1, each ply is a full search (``num_simulations``, root noise on,
+policy target weight 1) with probability p, else a cheap one (``cheap_simulations``, no root
+noise, policy weight 0). The K games share one coin per ply, so the network batch stays full;
+over many plies each position is a full search with probability p. Every position keeps its
+value target.
+
+Value targets (``value_target``): ``"z"`` the game outcome, ``"q"`` the root search value of the
+position, ``"mix"`` their average (A. Oracle, "Lessons from AlphaZero", part 4), all from the view
+of the player to move.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from games.base import NO_WINNER, Game
-from mcts import PUCTConfig, run_puct, select_actions
+from mcts import GumbelConfig, PUCTConfig, run_gumbel, run_puct, select_actions, solver_visit_counts
 from selfplay.records import GameRecord
+
+#: accepted ``value_target`` settings
+VALUE_TARGETS = ("z", "q", "mix")
 
 
 @dataclass
@@ -30,6 +49,9 @@ class SelfPlayStats:
     leaf_evaluations: int = 0  # states sent to the evaluator
     simulations: int = 0
     degenerate_priors: int = 0
+    full_searches: int = 0  # plies (summed over the K games) searched with the full budget
+    eval_cache_hits: int = 0  # evaluator calls answered by the evaluation cache (selfplay.eval_cache)
+    eval_cache_lookups: int = 0
     wins_first_player: int = 0
     wins_second_player: int = 0
     draws: int = 0
@@ -37,10 +59,10 @@ class SelfPlayStats:
     sample_games: list[str] = field(default_factory=list)  # move strings, at most one per call
     seconds: float = 0.0
 
-    def merge(self, other: "SelfPlayStats") -> None:
+    def merge(self, other: SelfPlayStats) -> None:
         for name in (
             "moves", "games", "positions", "leaf_evaluations", "simulations", "degenerate_priors",
-            "wins_first_player", "wins_second_player", "draws", "seconds",
+            "full_searches", "eval_cache_hits", "eval_cache_lookups", "wins_first_player", "wins_second_player", "draws", "seconds",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.game_lengths.extend(other.game_lengths)
@@ -59,6 +81,28 @@ def outcome_targets(to_play: np.ndarray, winner: int) -> np.ndarray:
     return np.where(to_play == winner, 1.0, -1.0).astype(np.float32)
 
 
+def value_targets(z: np.ndarray, q: np.ndarray, kind: str) -> np.ndarray:
+    """Value targets ``[T]`` float32 of one game, player-to-move view, in ``[-1, 1]``.
+
+    ``kind`` ``"z"``: the outcome ``z``; ``"q"``: the root search value ``q`` of each position;
+    ``"mix"``: ``(z + q) / 2`` (A. Oracle, "Lessons from AlphaZero", part 4).
+
+    Raises:
+        ValueError: for another ``kind`` or shapes that differ.
+    """
+    z = np.asarray(z, dtype=np.float32)
+    q = np.asarray(q, dtype=np.float32)
+    if z.shape != q.shape:
+        raise ValueError(f"expected z and q of one shape, got {z.shape} and {q.shape}")
+    if kind == "z":
+        return z.copy()
+    if kind == "q":
+        return np.clip(q, -1.0, 1.0)
+    if kind == "mix":
+        return np.clip(0.5 * (z + q), -1.0, 1.0).astype(np.float32)
+    raise ValueError(f"expected value target kind in {list(VALUE_TARGETS)}, got {kind!r}")
+
+
 class SelfPlayRunner:
     """K self-play games searched together.
 
@@ -66,7 +110,8 @@ class SelfPlayRunner:
         game: the rules.
         evaluate_fn: ``(observations [B,C,H,W] float32, legal_mask [B,A] bool) -> (priors [B,A],
             values [B])``, values for the player to move (see ``mcts.evaluators``).
-        puct_config: search settings; root noise is always on in self-play (CASES D2).
+        search_config: ``mcts.PUCTConfig`` or ``mcts.GumbelConfig``; root noise (Dirichlet, or the
+            Gumbel draw) is on for every full search (CASES D2).
         num_games: K, the games kept in flight.
         rng: the only source of randomness (noise and move sampling).
         temperature: move-sampling temperature for the first ``temperature_plies`` plies.
@@ -75,16 +120,22 @@ class SelfPlayRunner:
             several workers never hand out the same id.
         random_opening_plies: each game starts with 0 to this many uniformly random plies that
             are not recorded (0 = none); see ``_open``.
+        full_search_probability: p of playout cap randomisation, in ``(0, 1]`` (1 = off).
+        cheap_simulations: N_cheap, simulations of a cheap search, in ``[1, num_simulations]``
+            (read only when p < 1).
+        value_target: ``"z"``, ``"q"`` or ``"mix"`` (module docstring).
 
     Raises:
-        ValueError: for ``num_games`` < 1, a negative temperature or ``temperature_plies``.
+        ValueError: for ``num_games`` < 1, a negative temperature or ``temperature_plies``, a
+            ``full_search_probability`` outside ``(0, 1]``, ``cheap_simulations`` outside
+            ``[1, num_simulations]`` with p < 1, or an unknown ``value_target``.
     """
 
     def __init__(
         self,
         game: Game,
         evaluate_fn,
-        puct_config: PUCTConfig,
+        search_config: PUCTConfig | GumbelConfig,
         num_games: int,
         rng: np.random.Generator,
         temperature: float = 1.0,
@@ -92,7 +143,20 @@ class SelfPlayRunner:
         first_game_id: int = 0,
         game_id_stride: int = 1,
         random_opening_plies: int = 0,
+        full_search_probability: float = 1.0,
+        cheap_simulations: int = 1,
+        value_target: str = "z",
     ) -> None:
+        if not isinstance(search_config, (PUCTConfig, GumbelConfig)):
+            raise ValueError(f"expected a PUCTConfig or GumbelConfig, got {type(search_config).__name__}")  # noqa: TRY004 (project rule: ValueError)
+        if not 0.0 < full_search_probability <= 1.0:
+            raise ValueError(f"expected full_search_probability in (0, 1], got {full_search_probability}")
+        if full_search_probability < 1.0 and not 1 <= cheap_simulations <= search_config.num_simulations:
+            raise ValueError(
+                f"expected cheap_simulations in [1, {search_config.num_simulations}], got {cheap_simulations}"
+            )
+        if value_target not in VALUE_TARGETS:
+            raise ValueError(f"expected value_target in {list(VALUE_TARGETS)}, got {value_target!r}")
         if num_games < 1:
             raise ValueError(f"num_games must be >= 1, got {num_games}")
         if temperature < 0 or temperature_plies < 0 or random_opening_plies < 0:
@@ -102,7 +166,10 @@ class SelfPlayRunner:
             )
         self.game = game
         self.evaluate_fn = evaluate_fn
-        self.puct_config = puct_config
+        self.search_config = search_config
+        self.full_search_probability = float(full_search_probability)
+        self.cheap_config = replace(search_config, num_simulations=int(cheap_simulations)) if full_search_probability < 1.0 else None
+        self.value_target = value_target
         self.num_games = num_games
         self.rng = rng
         self.temperature = float(temperature)
@@ -115,6 +182,8 @@ class SelfPlayRunner:
         self._observations = np.zeros((num_games, length, *game.observation_shape), dtype=np.float32)
         self._legal = np.zeros((num_games, length, actions), dtype=bool)
         self._policies = np.zeros((num_games, length, actions), dtype=np.float32)
+        self._policy_weights = np.ones((num_games, length), dtype=np.float32)
+        self._search_values = np.zeros((num_games, length), dtype=np.float32)
         self._to_play = np.zeros((num_games, length), dtype=np.int8)
         self._actions = np.zeros((num_games, length), dtype=np.int64)
         self.random_opening_plies = int(random_opening_plies)
@@ -143,20 +212,21 @@ class SelfPlayRunner:
         for _ in range(num_moves):
             states = self.states
             plies = game.ply(states)
-            output = run_puct(game, states, self.evaluate_fn, self.puct_config, self.rng, add_root_noise=True)
-            counts = output.visit_counts
-            policy = counts / counts.sum(axis=1, keepdims=True)
-            temperatures = np.where(plies < self.temperature_plies, self.temperature, 0.0)
-            actions = select_actions(counts, temperatures, self.rng)
+            full = self.cheap_config is None or bool(self.rng.random() < self.full_search_probability)
+            config = self.search_config if full else self.cheap_config
+            output, policy, actions = self._search(states, plies, config, full)
             self._observations[rows, plies] = game.observation(states)
             self._legal[rows, plies] = game.legal_mask(states)
             self._policies[rows, plies] = policy
+            self._policy_weights[rows, plies] = 1.0 if full else 0.0
+            self._search_values[rows, plies] = output.root_values
             self._to_play[rows, plies] = game.to_play(states)
             self._actions[rows, plies] = actions
             self.states = game.step(states, actions)
             stats.moves += self.num_games
+            stats.full_searches += self.num_games if full else 0
             stats.leaf_evaluations += int(output.num_evaluations.sum())
-            stats.simulations += self.puct_config.num_simulations * self.num_games
+            stats.simulations += config.num_simulations * self.num_games
             stats.degenerate_priors += int(output.num_degenerate_priors.sum())
             done = np.flatnonzero(game.terminal(self.states))
             if len(done):
@@ -168,6 +238,17 @@ class SelfPlayRunner:
                     self._open(int(slot))
         stats.seconds = time.perf_counter() - start
         return finished, stats
+
+    def _search(self, states, plies, config, full: bool):
+        """One batched search: ``(SearchOutput, policy targets [K, A] float32, actions [K] int64)``."""
+        if isinstance(config, GumbelConfig):
+            result = run_gumbel(self.game, states, self.evaluate_fn, config, self.rng, add_gumbel_noise=full)
+            return result.search, result.policy_targets, result.actions
+        output = run_puct(self.game, states, self.evaluate_fn, config, self.rng, add_root_noise=full)
+        counts = solver_visit_counts(output) if config.solver else output.visit_counts
+        policy = (counts / counts.sum(axis=1, keepdims=True)).astype(np.float32)
+        temperatures = np.where(plies < self.temperature_plies, self.temperature, 0.0)
+        return output, policy, select_actions(counts, temperatures, self.rng)
 
     def _open(self, slot: int) -> None:
         """Play 0..``random_opening_plies`` uniformly random plies (not recorded as training
@@ -191,17 +272,19 @@ class SelfPlayRunner:
         start = int(self._start_ply[slot])
         length = end - start
         to_play = self._to_play[slot, start:end].copy()
+        values = value_targets(outcome_targets(to_play, winner), self._search_values[slot, start:end], self.value_target)
         record = GameRecord(
             game_id=int(self.game_ids[slot]),
             game_name=self.game.name,
             observations=self._observations[slot, start:end].copy(),
             legal_masks=self._legal[slot, start:end].copy(),
             policies=self._policies[slot, start:end].copy(),
-            values=outcome_targets(to_play, winner),
+            values=values,
             to_play=to_play,
             actions=self._actions[slot, start:end].copy(),
             winner=winner,
             model_version=self.model_version,
+            policy_weights=self._policy_weights[slot, start:end].copy(),
         )
         self.game_ids[slot] = self._new_game_id()
         stats.games += 1

@@ -9,14 +9,15 @@ uses the best model; AlphaZero: the latest).
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
 import games
-from mcts import PUCTConfig
+from mcts import GumbelConfig, PUCTConfig
 from networks import build_network
 from networks.config import NetworkConfig
+from selfplay.eval_cache import EvaluationCache
 from selfplay.records import GameRecord
 from selfplay.runner import SelfPlayRunner, SelfPlayStats
 
@@ -40,6 +41,10 @@ class SelfPlayWorker:
         device: ``"auto"``, ``"cpu"`` or ``"cuda"`` for the network.
         torch_threads: intra-op threads of torch in this process.
         random_opening_plies: see ``SelfPlayRunner``.
+        gumbel_config: keyword arguments of ``mcts.GumbelConfig``; when given the search is
+            Gumbel (and ``puct_config`` is unused), else PUCT.
+        full_search_probability, cheap_simulations, value_target: see ``SelfPlayRunner``.
+        eval_cache_size: slots of the evaluation cache (``selfplay.eval_cache``); 0 = no cache.
         sink: called with the list of finished ``GameRecord``s; ``None`` keeps them for ``play``
             to return.
     """
@@ -59,6 +64,11 @@ class SelfPlayWorker:
         torch_threads: int = 1,
         random_opening_plies: int = 0,
         sink: Callable[[list[GameRecord]], None] | None = None,
+        gumbel_config: dict | None = None,
+        full_search_probability: float = 1.0,
+        cheap_simulations: int = 1,
+        value_target: str = "z",
+        eval_cache_size: int = 0,
     ) -> None:
         import torch
 
@@ -70,19 +80,24 @@ class SelfPlayWorker:
             NetworkConfig.from_dict(dict(network_config)), self.game.observation_shape, self.game.num_actions
         )
         self.evaluator = TorchEvaluator(model, device=device)
+        self.cache = EvaluationCache(self.game, self.evaluator.evaluate, eval_cache_size) if eval_cache_size else None
+        search_config = GumbelConfig(**gumbel_config) if gumbel_config is not None else PUCTConfig(**puct_config)
         self.moves_per_call = int(moves_per_call)
         self.sink = sink
         self.version = -1
         self.runner = SelfPlayRunner(
             self.game,
-            self.evaluator.evaluate,
-            PUCTConfig(**puct_config),
+            self.cache if self.cache is not None else self.evaluator.evaluate,
+            search_config,
             num_games,
             np.random.default_rng([seed, incarnation]),
             temperature=temperature,
             temperature_plies=temperature_plies,
             first_game_id=incarnation * GAME_ID_BLOCK,
             random_opening_plies=random_opening_plies,
+            full_search_probability=full_search_probability,
+            cheap_simulations=cheap_simulations,
+            value_target=value_target,
         )
 
     def play(self, version: int, weights: Mapping | None = None):
@@ -103,9 +118,15 @@ class SelfPlayWorker:
             self.evaluator.set_weights({name: np.array(value) for name, value in weights.items()}, version=version)
             self.version = version
             self.runner.model_version = version
+            if self.cache is not None:
+                self.cache.clear()  # never an output of other weights
         elif version != self.version:
             raise ValueError(f"worker holds weights version {self.version}, asked for {version} without weights")
+        hits, lookups = (self.cache.hits, self.cache.lookups) if self.cache is not None else (0, 0)
         records, stats = self.runner.play_moves(self.moves_per_call)
+        if self.cache is not None:
+            stats.eval_cache_hits = self.cache.hits - hits
+            stats.eval_cache_lookups = self.cache.lookups - lookups
         if self.sink is None:
             return records, stats
         if records:

@@ -46,6 +46,14 @@ class MCTSSchema:
     fpu_value: float = 0.0
     dirichlet_alpha: float = 1.0
     dirichlet_epsilon: float = 0.25
+    # self-play search: puct (AlphaZero) | gumbel (Danihelka et al. 2022: Gumbel-top-k root,
+    # Sequential Halving, completed-Q policy target; no Dirichlet noise). See mcts/gumbel.py.
+    algorithm: str = "puct"
+    solver: bool = False  # MCTS-solver proofs in self-play searches (Winands et al. 2008)
+    gumbel_max_considered_actions: int = 16  # m of Gumbel-top-k
+    gumbel_scale: float = 1.0
+    gumbel_c_visit: float = 50.0  # sigma = (c_visit + max N) * c_scale * q
+    gumbel_c_scale: float = 0.1
 
 
 @dataclass
@@ -60,6 +68,12 @@ class SelfPlaySchema:
     num_gpus_per_actor: float = 0.0  # set e.g. 0.1 on a GPU box to share the GPU between actors
     device: str = "auto"  # network device of the actors: auto | cpu | cuda
     torch_threads: int = 1
+    # playout cap randomisation (Wu 2019, sec. 5): a ply is a full search with this probability,
+    # else a cheap one of cheap_simulations whose policy is not a training target (1.0: off)
+    full_search_probability: float = 1.0
+    cheap_simulations: int = 16
+    value_target: str = "z"  # z (outcome) | q (root search value) | mix ((z + q) / 2)
+    eval_cache_size: int = 0  # slots of each actor's evaluation cache (selfplay/eval_cache.py); 0: off
 
 
 @dataclass
@@ -284,6 +298,18 @@ def selfplay_puct(config: TrainSchema) -> dict:
     return dict(
         num_simulations=mc.num_simulations, c_puct=mc.c_puct, c_base=mc.c_base, c_init=mc.c_init,
         fpu_value=mc.fpu_value, dirichlet_alpha=mc.dirichlet_alpha, dirichlet_epsilon=mc.dirichlet_epsilon,
+        solver=mc.solver,
+    )
+
+
+def selfplay_gumbel(config: TrainSchema) -> dict | None:
+    """Keyword arguments of ``mcts.GumbelConfig`` for self-play, or None with ``mcts.algorithm=puct``."""
+    mc = config.mcts
+    if mc.algorithm != "gumbel":
+        return None
+    return dict(
+        num_simulations=mc.num_simulations, max_num_considered_actions=mc.gumbel_max_considered_actions,
+        gumbel_scale=mc.gumbel_scale, c_visit=mc.gumbel_c_visit, c_scale=mc.gumbel_c_scale, solver=mc.solver,
     )
 
 
@@ -330,6 +356,12 @@ def validate(config: TrainSchema) -> None:
     _positive(errors, "mcts.c_init", config.mcts.c_init, allow_zero=True)
     _in_range(errors, "mcts.dirichlet_epsilon", config.mcts.dirichlet_epsilon, 0.0, 1.0)
     _in_range(errors, "mcts.fpu_value", config.mcts.fpu_value, -1.0, 1.0)
+    if config.mcts.algorithm not in ("puct", "gumbel"):
+        errors.append(f"mcts.algorithm: expected one of ['puct', 'gumbel'], got {config.mcts.algorithm!r}")
+    _positive(errors, "mcts.gumbel_max_considered_actions", config.mcts.gumbel_max_considered_actions)
+    _positive(errors, "mcts.gumbel_scale", config.mcts.gumbel_scale, allow_zero=True)
+    _positive(errors, "mcts.gumbel_c_visit", config.mcts.gumbel_c_visit, allow_zero=True)
+    _positive(errors, "mcts.gumbel_c_scale", config.mcts.gumbel_c_scale, allow_zero=True)
     sp = config.selfplay
     for key in ("num_actors", "games_per_actor", "moves_per_call"):
         _positive(errors, f"selfplay.{key}", getattr(sp, key))
@@ -339,6 +371,16 @@ def validate(config: TrainSchema) -> None:
     _positive(errors, "selfplay.num_cpus_per_actor", sp.num_cpus_per_actor, allow_zero=True)
     _positive(errors, "selfplay.num_gpus_per_actor", sp.num_gpus_per_actor, allow_zero=True)
     _positive(errors, "selfplay.torch_threads", sp.torch_threads)
+    if not (math.isfinite(sp.full_search_probability) and 0.0 < sp.full_search_probability <= 1.0):
+        errors.append(f"selfplay.full_search_probability: expected in (0, 1], got {sp.full_search_probability}")
+    elif sp.full_search_probability < 1.0 and not 1 <= sp.cheap_simulations <= config.mcts.num_simulations:
+        errors.append(
+            f"selfplay.cheap_simulations: expected in [1, mcts.num_simulations = {config.mcts.num_simulations}], "
+            f"got {sp.cheap_simulations}"
+        )
+    if sp.value_target not in ("z", "q", "mix"):
+        errors.append(f"selfplay.value_target: expected one of ['z', 'q', 'mix'], got {sp.value_target!r}")
+    _positive(errors, "selfplay.eval_cache_size", sp.eval_cache_size, allow_zero=True)
     if sp.device not in ("auto", "cpu", "cuda"):
         errors.append(f"selfplay.device: expected one of ['auto', 'cpu', 'cuda'], got {sp.device!r}")
     tr = config.trainer

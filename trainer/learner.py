@@ -242,7 +242,10 @@ class Learner:
                 f"batch: expected observations [B, C, H, W] and values [B] with B >= 1, got "
                 f"{list(observations.shape)} and {list(values.shape)}"
             )
-        return observations.float(), legal_masks.bool(), policies.float(), values.float()
+        weights = batch.get("policy_weights") if isinstance(batch, Mapping) else getattr(batch, "policy_weights", None)
+        if weights is not None:
+            weights = torch.as_tensor(np.array(weights, dtype=np.float32)).to(self.device, non_blocking=True)
+        return observations.float(), legal_masks.bool(), policies.float(), values.float(), weights
 
     def train_step(self, batch) -> dict:
         """One optimiser step on ``batch`` (or a skip, if the loss or gradient is not finite).
@@ -263,7 +266,7 @@ class Learner:
             ValueError: if the batch lacks a field or has inconsistent shapes.
             RuntimeError: after ``max_consecutive_skips`` non-finite batches in a row (CASES J1).
         """
-        observations, legal_masks, policies, values = self._batch_tensors(batch)
+        observations, legal_masks, policies, values, policy_weights = self._batch_tensors(batch)
         batch_size = int(values.shape[0])
         lr = self.learning_rate
         for group in self.optimizer.param_groups:
@@ -280,6 +283,7 @@ class Learner:
             values,
             legal_masks,
             self.hyperparameters["value_weight"],
+            policy_weights,
         )
         reason = None
         grad_norm = torch.tensor(float("nan"))

@@ -32,7 +32,15 @@ import numpy as np
 
 import games
 from trainer import checkpoint as ckpt
-from trainer.config import TrainSchema, arena_puct, network_config, selfplay_puct, to_dict, validate
+from trainer.config import (
+    TrainSchema,
+    arena_puct,
+    network_config,
+    selfplay_gumbel,
+    selfplay_puct,
+    to_dict,
+    validate,
+)
 
 log = logging.getLogger(__name__)
 
@@ -189,7 +197,7 @@ class TrainingRun:
         self.accuracy_version = -1
         self.last_mistake_rates: dict = {}
         self.buffer_stats = {"games_added": 0, "positions_added": 0, "size": 0, "rejected_games": 0}
-        self._window = {"positions": 0, "evaluations": 0, "seconds": 0.0, "start": time.monotonic()}
+        self._window = self._new_window(time.monotonic())
         self._faults = parse_faults(os.environ.get(FAULT_ENV))
 
     # ------------------------------------------------------------------ set-up
@@ -240,6 +248,11 @@ class TrainingRun:
             device=sp.device,
             torch_threads=sp.torch_threads,
             random_opening_plies=sp.random_opening_plies,
+            gumbel_config=selfplay_gumbel(self.config),
+            full_search_probability=sp.full_search_probability,
+            cheap_simulations=sp.cheap_simulations,
+            value_target=sp.value_target,
+            eval_cache_size=sp.eval_cache_size,
         )
 
     def _new_worker(self):
@@ -350,6 +363,9 @@ class TrainingRun:
         c["draws"] += stats.draws
         self._window["positions"] += stats.moves
         self._window["evaluations"] += stats.leaf_evaluations
+        self._window["full_searches"] += stats.full_searches
+        self._window["cache_hits"] += stats.eval_cache_hits
+        self._window["cache_lookups"] += stats.eval_cache_lookups
         if stats.game_lengths:
             self._pending_lengths.extend(stats.game_lengths)
         self._games_since_sample += stats.games
@@ -524,6 +540,11 @@ class TrainingRun:
                             self.learner.steps)
 
     # ------------------------------------------------------------------ logging
+    @staticmethod
+    def _new_window(start: float) -> dict:
+        """Self-play counts since ``start`` (``time.monotonic`` seconds), for the rates of one log line."""
+        return {"positions": 0, "evaluations": 0, "full_searches": 0, "cache_hits": 0, "cache_lookups": 0, "start": start}
+
     def _log_selfplay(self, force: bool = False) -> None:
         """Self-play metrics over the last window of at least ``SELFPLAY_LOG_SECONDS``."""
         now = time.monotonic()
@@ -545,12 +566,18 @@ class TrainingRun:
             "selfplay/win_rate_first_player": c["wins_first_player"] / finished if finished else None,
             "selfplay/win_rate_second_player": c["wins_second_player"] / finished if finished else None,
             "selfplay/draw_rate": c["draws"] / finished if finished else None,
+            "selfplay/full_search_fraction": (
+                self._window["full_searches"] / self._window["positions"] if self._window["positions"] else None
+            ),
+            "selfplay/eval_cache_hit_rate": (
+                self._window["cache_hits"] / self._window["cache_lookups"] if self._window["cache_lookups"] else None
+            ),
         }
         if self._pending_lengths:
             values["selfplay/game_length"] = float(np.mean(self._pending_lengths))
             self._pending_lengths = []
         self.writer.scalars(values, step)
-        self._window = {"positions": 0, "evaluations": 0, "start": now}
+        self._window = self._new_window(now)
 
     def _status(self) -> None:
         elapsed = max(1e-9, time.monotonic() - self._started)

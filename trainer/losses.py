@@ -63,6 +63,7 @@ def alphazero_loss(
     target_value: torch.Tensor,
     legal_mask: torch.Tensor,
     value_weight: float = 1.0,
+    policy_weights: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """AlphaGo Zero loss, eq. (1) without the L2 term (see module docstring).
 
@@ -73,6 +74,10 @@ def alphazero_loss(
         target_value: ``[B]`` float, the value target ``z`` in ``[-1, 1]`` for the player to move.
         legal_mask: ``[B, A]`` bool, True = legal (a row without a legal action adds 0 policy loss).
         value_weight: multiplier of the value term (1 in the paper).
+        policy_weights: optional ``[B]`` float in ``[0, 1]``, each row's weight in the policy term
+            (playout cap randomisation: 0 for cheap searches, Wu 2019, sec. 5). The policy loss is
+            then ``sum_b w_b CE_b / B``: a weight of 0 removes the row's policy gradient and keeps
+            its value term. None weighs every row 1.
 
     Returns:
         ``(total, parts)``: ``total`` a float32 scalar tensor ``policy_loss + value_weight *
@@ -88,7 +93,12 @@ def alphazero_loss(
     _check_inputs(policy_logits, value, target_policy, target_value, legal_mask)
     log_probs = masked_log_softmax(policy_logits.float(), legal_mask)  # finite; exp = 0 off the mask
     cross = torch.where(legal_mask, target_policy.float() * log_probs, torch.zeros_like(log_probs))
-    policy_loss = -cross.sum(dim=-1).mean()
+    if policy_weights is None:
+        policy_loss = -cross.sum(dim=-1).mean()
+    else:
+        if tuple(policy_weights.shape) != (cross.shape[0],):
+            raise ValueError(f"policy_weights: expected shape [{cross.shape[0]}], got {list(policy_weights.shape)}")
+        policy_loss = -(policy_weights.float() * cross.sum(dim=-1)).mean()
     value_loss = torch.mean((value.float() - target_value.float()) ** 2)
     total = policy_loss + float(value_weight) * value_loss
     with torch.no_grad():
