@@ -6,6 +6,7 @@ Usage::
     play --model RUN/best --opponent alphabeta:depth=4      # the model against any player spec
     play --engine --model RUN/best [--sims 200]             # docs/engine_protocol.md
     play --game kuhn|leduc --policy FILE [--hands 10]        # poker against a policy: arena/poker_play.py
+    play --web --model RUN/best [--host 127.0.0.1] [--port 8000]   # in a browser: docs/web.md
 
 The model is an export folder (``model.onnx`` + ``model.json``, evaluated with ONNX Runtime, no
 torch) or a ``.pt`` model file or training checkpoint (torch). Trainer code is never imported.
@@ -36,6 +37,8 @@ PLAYER_SYMBOLS = ("X", "O")
 DEFAULT_SIMULATIONS = 200
 #: most simulations the engine accepts for one search (bounds memory and time)
 MAX_SIMULATIONS = 100_000
+#: most simulations the web page's budget slider reaches (``--sims`` raises it when larger)
+WEB_MAX_SIMULATIONS = 3200
 
 
 class UsageError(ValueError):
@@ -429,7 +432,61 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--engine", action="store_true", help="speak the text engine protocol on stdin/stdout"
     )
+    parser.add_argument(
+        "--web", action="store_true", help="serve the game as a web page (docs/web.md) instead"
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="--web: address to listen on (default 127.0.0.1, this machine only)"
+    )
+    parser.add_argument(
+        "--port", type=int, default=8000, help="--web: TCP port (default 8000; 0: any free port)"
+    )
     return parser
+
+
+def serve_web(args, game, evaluate_fn, stdout) -> int:
+    """``play --web``: serve the page and its API until Ctrl-C (docs/web.md)."""
+    from arena.web.app import create_app
+    from arena.web.server import bind, is_loopback, serve
+    from arena.web.sessions import HUMAN, MODEL, OPPONENT, ModelService
+
+    opponent_factory, opponent_name = None, ""
+    if args.opponent is not None:
+        from arena.specs import build_player, parse_spec
+
+        spec = parse_spec(args.opponent)
+        if spec.kind != "human":
+            build_player(spec, game, seed=0)  # a bad spec or model stops here, before serving
+            opponent_name = spec.name
+
+            def opponent_factory(seed: int):
+                return build_player(spec, game, seed=seed)
+
+    human_side = 0 if args.human_side is None else args.human_side
+    seats = [MODEL, MODEL]
+    seats[human_side] = OPPONENT if opponent_factory is not None else HUMAN
+    service = ModelService(
+        game=game,
+        evaluate_fn=evaluate_fn,
+        model_name=str(args.model),
+        default_simulations=args.sims,
+        max_simulations=max(WEB_MAX_SIMULATIONS, args.sims),
+        opponent_factory=opponent_factory,
+        opponent_name=opponent_name,
+        seed=args.seed,
+        default_seats=(seats[0], seats[1]),
+        default_moves=game.format_moves(game.parse_moves(args.position)) if args.position else "",
+        show_analysis=args.show_analysis,
+    )
+    sock = bind(args.host, args.port)
+    if not is_loopback(args.host):
+        print(
+            f"play: warning: listening on {args.host}: anyone who can reach this address can play "
+            "(there is no login)",
+            file=sys.stderr,
+        )
+    serve(create_app(service), sock, stdout)
+    return 0
 
 
 def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
@@ -451,7 +508,11 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
             raise UsageError(f"--sims: expected 0..{MAX_SIMULATIONS}, got {args.sims}")
         if args.seed < 0:
             raise UsageError(f"--seed: expected an integer >= 0, got {args.seed}")
+        if args.web and args.engine:
+            raise UsageError("--web and --engine: expected one of them, got both")
         game, evaluate_fn = load_model(args.model, args.game)
+        if args.web:
+            return serve_web(args, game, evaluate_fn, stdout)
         if args.engine:
             return Engine(game, evaluate_fn, args.sims, args.seed, stdout).run(stdin)
         start = game.parse_moves(args.position) if args.position else []

@@ -23,11 +23,61 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 
 import numpy as np
 
 #: Value of ``winner`` for a draw or an unfinished game.
 NO_WINNER = -1
+
+#: ``BoardView.cells`` entry of an empty cell.
+EMPTY_CELL = -1
+#: ``BoardView.move_kind`` values: an action drops a stone into a column, or places one on a cell.
+COLUMN_MOVES, CELL_MOVES = "column", "cell"
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """One position drawn as a grid of cells, for the web page (``arena/web``).
+
+    Attributes:
+        rows, columns: size of the grid in cells; row 0 is the top row as drawn.
+        cells: ``rows * columns`` ints, row-major from the top-left: ``EMPTY_CELL`` (-1) or the
+            player (0 = X, who moves first; 1 = O) whose stone is on the cell.
+        move_kind: ``COLUMN_MOVES`` (an action drops a stone into a column, as in Connect Four: a
+            click anywhere in the column plays it) or ``CELL_MOVES`` (an action places a stone on
+            one cell, as in tic-tac-toe).
+        action_targets: ``A`` ints, for each action its column (``COLUMN_MOVES``) or its cell index
+            ``row * columns + column`` (``CELL_MOVES``).
+        winning_cells: cell indices of the line that won the game (empty while it goes on, for a
+            draw, or when the game does not say).
+
+    Raises:
+        ValueError: if the sizes disagree or an index is out of the grid.
+    """
+
+    rows: int
+    columns: int
+    cells: tuple[int, ...]
+    move_kind: str
+    action_targets: tuple[int, ...]
+    winning_cells: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.rows < 1 or self.columns < 1:
+            raise ValueError(f"expected a grid of at least 1 x 1 cells, got {self.rows} x {self.columns}")
+        num_cells = self.rows * self.columns
+        if len(self.cells) != num_cells:
+            raise ValueError(f"expected {num_cells} cells ({self.rows} x {self.columns}), got {len(self.cells)}")
+        if any(cell not in (EMPTY_CELL, 0, 1) for cell in self.cells):
+            raise ValueError(f"expected cells of {EMPTY_CELL}, 0 or 1, got {sorted(set(self.cells))}")
+        if self.move_kind not in (COLUMN_MOVES, CELL_MOVES):
+            raise ValueError(f"expected move_kind {COLUMN_MOVES!r} or {CELL_MOVES!r}, got {self.move_kind!r}")
+        bound = self.columns if self.move_kind == COLUMN_MOVES else num_cells
+        if any(not 0 <= target < bound for target in self.action_targets):
+            raise ValueError(f"expected action targets in [0, {bound}), got {list(self.action_targets)}")
+        if any(not 0 <= cell < num_cells for cell in self.winning_cells):
+            raise ValueError(f"expected winning cells in [0, {num_cells}), got {list(self.winning_cells)}")
 
 
 class Game(ABC):
@@ -159,6 +209,14 @@ class Game(ABC):
     @abstractmethod
     def render(self, state: np.ndarray | tuple) -> str:
         """Text drawing of one state (a ``[S]`` row or a tuple), rows top to bottom."""
+
+    def board_view(self, state: tuple) -> BoardView | None:
+        """The grid the web page draws for ``state`` (a single-state tuple), or None.
+
+        None (the default) means the game has no grid drawing: the page shows ``render(state)``
+        as text and one button per action, laid out in a square grid.
+        """
+        return None
 
     def states_from_moves(self, move_strings: list[str]) -> np.ndarray:
         """States reached by playing each move string from the start: ``[len, S]`` int64."""

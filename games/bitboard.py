@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from games.base import Game, check_batch
+from games.base import EMPTY_CELL, Game, check_batch
 
 CURRENT, MASK, PLY, STATUS = 0, 1, 2, 3
 STATE_SIZE = 4
@@ -65,6 +65,34 @@ def bit_planes(states, height, width, column_stride, row_major_top_first, out):
                 out[b, 0, h, w] = (current >> bit) & 1
                 out[b, 1, h, w] = (opponent >> bit) & 1
     return out
+
+
+def cell_owners(state, cell_bits, win_lines) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Who holds each drawn cell of one state, and which cells won, for ``games.base.BoardView``.
+
+    Args:
+        state: one ``[current, mask, ply, status]`` row (a tuple or a ``[4]`` array).
+        cell_bits: for each drawn cell in order, its bit index on the board.
+        win_lines: the game's winning lines as bitboards.
+
+    Returns:
+        ``(owners, winning_cells)``: ``owners[i]`` is ``EMPTY_CELL``, 0 (X) or 1 (O) for drawn cell
+        ``i``; ``winning_cells`` lists, in increasing order, the drawn cells on a winning line
+        the winner holds completely (empty unless the game is won).
+    """
+    current, mask, ply, status = (int(v) for v in state)
+    x_stones = current if ply % 2 == 0 else current ^ mask
+    owners = tuple(
+        EMPTY_CELL if not mask >> bit & 1 else (0 if x_stones >> bit & 1 else 1) for bit in cell_bits
+    )
+    if status not in (FIRST_PLAYER_WON, SECOND_PLAYER_WON):
+        return owners, ()
+    stones = x_stones if status == FIRST_PLAYER_WON else x_stones ^ mask
+    won = 0
+    for line in win_lines:
+        if stones & int(line) == int(line):
+            won |= int(line)
+    return owners, tuple(i for i, bit in enumerate(cell_bits) if won >> bit & 1)
 
 
 class BitboardGame(Game):

@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from games import bitboard as bb
+from games.base import CELL_MOVES, BoardView
 
 NUM_CELLS = 9
 FULL_MASK = (1 << NUM_CELLS) - 1
@@ -190,6 +191,11 @@ class TicTacToe(bb.BitboardGame):
                 cells.append("." if not mask & bit else ("X" if x_stones & bit else "O"))
             rows.append(" ".join(cells))
         return "\n".join(rows)
+
+    def board_view(self, state: tuple) -> BoardView:
+        """Three rows of three cells; action ``a`` places a stone on cell ``a`` (row-major)."""
+        owners, winning = bb.cell_owners(state, range(NUM_CELLS), _WIN_LINES_PY)
+        return BoardView(3, 3, owners, CELL_MOVES, tuple(range(NUM_CELLS)), winning)
 
     def state_from_board(self, board: str) -> tuple:
         """State from a drawing like ``"X X . / O O . / . . ."`` (rows top to bottom).

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import games
-from games.base import NO_WINNER
+from games.base import CELL_MOVES, COLUMN_MOVES, EMPTY_CELL, NO_WINNER, BoardView
 
 GAME_NAMES = games.names()
 
@@ -176,6 +176,41 @@ def test_move_strings_round_trip_and_errors(name):
         game.parse_moves(game.format_moves([first, second]) + " ?")
     with pytest.raises(ValueError):
         games.make("chess")
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_board_view_agrees_with_the_rules(name):
+    """The web page's drawing (``Game.board_view``; None: the page's text-and-buttons fallback):
+    a legal action targets an empty cell (a column with an empty top cell), the grid stays the
+    same size, stones never disappear, and a winning line is drawn only in a won game, in the
+    winner's stones."""
+    game = games.make(name)
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        state = game.initial_state()
+        view = game.board_view(state)
+        if view is None:
+            return
+        shape = (view.rows, view.columns, view.move_kind)
+        assert len(view.action_targets) == game.num_actions
+        while True:
+            assert isinstance(view, BoardView) and (view.rows, view.columns, view.move_kind) == shape
+            for action in game.actions(state):
+                # a cell's index, or a column's: the top cell of column c has index c (row 0 is the top)
+                assert view.move_kind in (CELL_MOVES, COLUMN_MOVES)
+                assert view.cells[view.action_targets[action]] == EMPTY_CELL, (game.render(state), action)
+            winner = int(game.winner(np.asarray([state], dtype=np.int64))[0])
+            if view.winning_cells:
+                assert winner != NO_WINNER and all(view.cells[c] == winner for c in view.winning_cells)
+            if game.terminal_test(state):
+                break
+            action = int(rng.choice(game.actions(state)))
+            next_state = game.result(state, action)
+            next_view = game.board_view(next_state)
+            assert all(
+                after != EMPTY_CELL for before, after in zip(view.cells, next_view.cells) if before != EMPTY_CELL
+            )
+            state, view = next_state, next_view
 
 
 def test_move_string_errors_of_the_shipped_games():

@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from games import bitboard as bb
+from games.base import COLUMN_MOVES, BoardView
 from games.connect4.heuristic import MAX_EVALUATION
 from games.connect4.layout import (  # noqa: F401 (re-exported: the layout's names, as before)
     BOARD_MASK,
@@ -141,6 +142,11 @@ class ConnectFour(bb.BitboardGame):
         rows.append(" ".join(str(c + 1) for c in range(WIDTH)))
         return "\n".join(rows)
 
+    def board_view(self, state: tuple) -> BoardView:
+        """Six rows of seven cells, top row first; action ``c`` drops a stone into column ``c``."""
+        owners, winning = bb.cell_owners(state, _DRAWN_BITS, WIN_LINES)
+        return BoardView(HEIGHT, WIDTH, owners, COLUMN_MOVES, tuple(range(WIDTH)), winning)
+
     # ---------------------------------- the seed's six functions, pure Python for classical search
     def actions(self, state: tuple) -> list[int]:
         if state[bb.STATUS] != bb.ONGOING:
@@ -224,5 +230,8 @@ class ConnectFour(bb.BitboardGame):
             return {"kind": "resnet", "num_blocks": 10, "channels": 128, "value_hidden": 128}
         return {"kind": "resnet", "num_blocks": 4, "channels": 32, "value_hidden": 64}
 
+
+#: bit of each drawn cell, row-major from the top-left (row 0 of the drawing is the top row)
+_DRAWN_BITS = tuple(col * COLUMN_STRIDE + row for row in reversed(range(HEIGHT)) for col in range(WIDTH))
 
 _SYMMETRIES = np.array([np.arange(WIDTH), np.arange(WIDTH)[::-1]], dtype=np.int64)

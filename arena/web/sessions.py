@@ -1,0 +1,480 @@
+"""Games served by ``play --web``: one ``GameSession`` per browser tab, kept in a ``SessionStore``.
+
+This module knows nothing of HTTP: every method either changes the game and returns, or raises
+``RequestError`` with the HTTP status the API answers with, before touching the game, so a refused
+request leaves the game exactly as it was. ``arena.web.app`` turns these into routes.
+
+Seats: each of the two players (0 = X, who moves first; 1 = O) is ``"human"`` (moves come from
+the page), ``"model"`` (the served network with PUCT search, ``arena.play_cli.make_model_player``)
+or ``"opponent"`` (the ``--opponent`` player spec, when one is given). Values are in ``[-1, 1]``;
+the page's evaluation is from the view of ``GameSession.view_side``: the human's seat when exactly
+one seat is human, else X.
+
+Searches run one at a time in the whole process (``ModelService.search_lock``): the model and some
+opponents (the Connect Four solver's tables, alpha-beta's transposition table) are not safe to run
+from two threads at once, and the machine's cores are better spent on one search than split.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from arena.play_cli import PLAYER_SYMBOLS, make_model_player, result_text, verdict
+from arena.players import Analysis
+from games.base import Game
+
+HUMAN, MODEL, OPPONENT = "human", "model", "opponent"
+SEAT_KINDS = (HUMAN, MODEL, OPPONENT)
+#: longest move text a move request may carry (characters)
+MAX_MOVE_TEXT = 16
+
+
+class RequestError(ValueError):
+    """A request the game cannot take. ``status``: the HTTP status to answer with (4xx)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass
+class ModelService:
+    """What every session of one server shares: the game, the model and the search limits.
+
+    Attributes:
+        game: the model's game.
+        evaluate_fn: batched evaluator ``(observations [B, C, H, W] float32, legal_mask [B, A]
+            bool) -> (priors [B, A], values [B])``, values for the player to move.
+        model_name: how the page names the model (e.g. the model folder).
+        default_simulations: PUCT simulations per model move unless a request says otherwise
+            (0: the network's policy alone).
+        max_simulations: the most simulations a request may ask for.
+        opponent_factory: ``seed -> player`` building the ``--opponent`` player for one session,
+            or None when there is no opponent.
+        opponent_name: the opponent's spec text ("" without one).
+        seed: base seed; session ``k`` draws from ``SeedSequence(seed)``'s ``k``-th child.
+        default_seats: seats of a new game when the request names none.
+        default_moves: the move string a new game starts from when the request names none.
+        show_analysis: whether the page shows the model's search by default.
+
+    Raises:
+        ValueError: if the simulation limits are negative or the default exceeds the maximum.
+    """
+
+    game: Game
+    evaluate_fn: Callable
+    model_name: str = "model"
+    default_simulations: int = 200
+    max_simulations: int = 3200
+    opponent_factory: Callable[[int], object] | None = None
+    opponent_name: str = ""
+    seed: int = 0
+    default_seats: tuple[str, str] = (HUMAN, MODEL)
+    default_moves: str = ""
+    show_analysis: bool = True
+    search_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _seed_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _next_child: int = field(default=0, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.default_simulations <= self.max_simulations:
+            raise ValueError(
+                f"expected 0 <= default simulations <= {self.max_simulations}, got {self.default_simulations}"
+            )
+
+    def session_seed(self) -> np.random.SeedSequence:
+        """A fresh child of ``SeedSequence(seed)`` for the next session (thread-safe)."""
+        with self._seed_lock:
+            index = self._next_child
+            self._next_child += 1
+        return np.random.SeedSequence(self.seed, spawn_key=(index,))
+
+    @property
+    def seat_kinds(self) -> tuple[str, ...]:
+        """The seat kinds a game may use here (``"opponent"`` only with an opponent)."""
+        return SEAT_KINDS if self.opponent_factory is not None else (HUMAN, MODEL)
+
+    def info(self) -> dict:
+        """What the page needs before its first game (JSON-ready)."""
+        game = self.game
+        return {
+            "game": game.name,
+            "model": self.model_name,
+            "opponent": self.opponent_name or None,
+            "seat_kinds": list(self.seat_kinds),
+            "default_seats": list(self.default_seats),
+            "default_moves": self.default_moves,
+            "simulations": self.default_simulations,
+            "max_simulations": self.max_simulations,
+            "show_analysis": self.show_analysis,
+            "symbols": list(PLAYER_SYMBOLS),
+            "moves": [game.action_to_string(a) for a in range(game.num_actions)],
+        }
+
+
+@dataclass
+class Search:
+    """The last search shown on the board: the model's before its move, or a hint.
+
+    ``ply`` is the number of moves played before the searched position.
+    """
+
+    source: str
+    ply: int
+    simulations: int
+    analysis: Analysis
+
+
+class GameSession:
+    """One game of one browser tab. Not thread-safe: ``SessionStore.locked`` serialises requests.
+
+    Raises:
+        RequestError: from every public method, before any change, for a request it cannot take.
+    """
+
+    def __init__(self, session_id: str, service: ModelService) -> None:
+        self.id = session_id
+        self.service = service
+        self.game = service.game
+        seed_sequence = service.session_seed()
+        model_seed, opponent_seed = seed_sequence.spawn(2)
+        self.rng = np.random.default_rng(model_seed)
+        self.opponent = None
+        if service.opponent_factory is not None:
+            self.opponent = service.opponent_factory(int(opponent_seed.generate_state(1)[0]))
+        self.seats: tuple[str, str] = service.default_seats
+        self.moves: list[int] = []
+        self.start_length = 0
+        self.search: Search | None = None
+        self.new_game(None, None)
+
+    # ------------------------------------------------------------------------------ queries
+    def state(self) -> tuple:
+        state = self.game.initial_state()
+        for action in self.moves:
+            state = self.game.result(state, action)
+        return state
+
+    @property
+    def view_side(self) -> int:
+        """The side the evaluation is given for: the only human seat, else X (0)."""
+        humans = [side for side, seat in enumerate(self.seats) if seat == HUMAN]
+        return humans[0] if len(humans) == 1 else 0
+
+    def seat_name(self, side: int) -> str:
+        seat = self.seats[side]
+        if seat == HUMAN:
+            return "you" if self.seats.count(HUMAN) == 1 else "human"
+        if seat == MODEL:
+            return "model"
+        return self.service.opponent_name
+
+    # ----------------------------------------------------------------------------- requests
+    def new_game(self, seats: list[str] | None, moves: str | None) -> None:
+        """Start again from ``moves`` (a move string; default: the service's) with ``seats``.
+
+        Raises:
+            RequestError: 400 for seats other than two of ``ModelService.seat_kinds`` or a move
+                string that does not parse (the game's message names the move).
+        """
+        if seats is None:
+            seats = list(self.service.default_seats)
+        kinds = self.service.seat_kinds
+        if len(seats) != 2 or any(seat not in kinds for seat in seats):
+            raise RequestError(400, f"seats: expected two of {list(kinds)}, got {seats!r}"[:300])
+        text = self.service.default_moves if moves is None else moves
+        if len(text) > self.game.max_game_length:
+            raise RequestError(
+                400, f"moves: expected at most {self.game.max_game_length} moves, got {len(text)} characters"
+            )
+        try:
+            actions = self.game.parse_moves(text)
+        except ValueError as error:
+            raise RequestError(400, f"moves: {error}") from None
+        self.seats = (seats[0], seats[1])
+        self.moves = actions
+        self.start_length = len(actions)
+        self.search = None
+
+    def move(self, text: str) -> None:
+        """Play the human's move ``text`` (the game's notation, e.g. ``"4"``).
+
+        Raises:
+            RequestError: 409 if the game is over or the side to move is not a human seat; 400 for
+                a malformed move or one that is not legal here (the message lists the legal ones).
+        """
+        state = self._live_state()
+        to_move = self.game.player(state)
+        if self.seats[to_move] != HUMAN:
+            raise RequestError(409, f"it is the {self.seat_name(to_move)}'s turn ({PLAYER_SYMBOLS[to_move]})")
+        legal = {self.game.action_to_string(a): a for a in self.game.actions(state)}
+        text = text.strip()
+        if text not in legal:
+            every = {self.game.action_to_string(a) for a in range(self.game.num_actions)}
+            kind = "illegal" if text in every else "malformed"
+            raise RequestError(400, f"{kind} move {text[:MAX_MOVE_TEXT]!r}; legal moves: {' '.join(legal)}")
+        self.moves.append(legal[text])
+
+    def advance(self, simulations: int | None) -> None:
+        """Let the model or the opponent, whichever is to move, play one move.
+
+        Raises:
+            RequestError: 409 if the game is over or a human is to move; 400 for a simulation count
+                outside ``0..max_simulations``.
+        """
+        simulations = self._simulations(simulations)
+        state = self._live_state()
+        to_move = self.game.player(state)
+        seat = self.seats[to_move]
+        if seat == HUMAN:
+            raise RequestError(409, f"it is your turn ({PLAYER_SYMBOLS[to_move]}): send a move")
+        with self.service.search_lock:
+            if seat == MODEL:
+                analysis = self._analyze(state, simulations)
+                action = analysis.best_action
+                self.search = Search(MODEL, len(self.moves), simulations, analysis)
+            else:
+                action = int(self.opponent.select_action(self.game, state))
+        if action not in self.game.actions(state):
+            raise RuntimeError(f"{self.seat_name(to_move)} chose the illegal action {action}")
+        self.moves.append(action)
+
+    def hint(self, simulations: int | None) -> None:
+        """Search the current position with the model; the page shows it and its move.
+
+        Raises:
+            RequestError: 409 if the game is over; 400 for a bad simulation count.
+        """
+        simulations = self._simulations(simulations)
+        state = self._live_state()
+        with self.service.search_lock:
+            analysis = self._analyze(state, simulations)
+        self.search = Search("hint", len(self.moves), simulations, analysis)
+
+    def undo(self) -> None:
+        """Take back the last human move and the replies after it (with no human seat: one move).
+
+        Moves of the starting position are never taken back.
+
+        Raises:
+            RequestError: 409 when there is nothing to take back.
+        """
+        cut = self._undo_cut()
+        del self.moves[cut:]
+        if self.search is not None and self.search.ply > cut:  # its position is gone
+            self.search = None
+
+    def _undo_cut(self) -> int:
+        """How many moves stay after ``undo``; raises ``RequestError`` (409) as ``undo``."""
+        played = range(self.start_length, len(self.moves))
+        if HUMAN not in self.seats:
+            if not played:
+                raise RequestError(409, "nothing to undo: no move since the start")
+            return len(self.moves) - 1
+        movers = movers_of(self.game, self.moves)
+        human = [ply for ply in played if self.seats[movers[ply]] == HUMAN]
+        if not human:
+            raise RequestError(409, "nothing to undo: no move of yours since the start")
+        return human[-1]
+
+    # ------------------------------------------------------------------------------ helpers
+    def _live_state(self) -> tuple:
+        state = self.state()
+        if self.game.terminal_test(state):
+            raise RequestError(409, f"the game is over ({result_text(self.game, state)}); start a new game")
+        return state
+
+    def _simulations(self, simulations: int | None) -> int:
+        if simulations is None:
+            return self.service.default_simulations
+        limit = self.service.max_simulations
+        if isinstance(simulations, bool) or not isinstance(simulations, int) or not 0 <= simulations <= limit:
+            raise RequestError(400, f"sims: expected an integer in 0..{limit}, got {simulations!r}"[:200])
+        return simulations
+
+    def _analyze(self, state: tuple, simulations: int) -> Analysis:
+        player = make_model_player(self.service.evaluate_fn, simulations, 0)
+        player.rng = self.rng
+        return player.analyze(self.game, state)
+
+    # ------------------------------------------------------------------------------ output
+    def to_json(self) -> dict:
+        """The game as the page draws it (JSON-ready; the format is in docs/web.md)."""
+        game = self.game
+        state = self.state()
+        to_move = game.player(state)
+        over = game.terminal_test(state)
+        legal = set(game.actions(state))
+        view = game.board_view(state)
+        move_strings = [game.action_to_string(a) for a in self.moves]
+        board = None
+        if view is not None:
+            board = {
+                "rows": view.rows,
+                "columns": view.columns,
+                "cells": list(view.cells),
+                "move_kind": view.move_kind,
+                "winning_cells": list(view.winning_cells),
+            }
+        controls = [
+            {
+                "move": game.action_to_string(a),
+                "legal": a in legal,
+                "target": None if view is None else view.action_targets[a],
+            }
+            for a in range(game.num_actions)
+        ]
+        return {
+            "session": self.id,
+            "game": game.name,
+            "moves": game.format_moves(self.moves),
+            "move_list": move_strings,
+            "last_move": move_strings[-1] if move_strings else None,
+            "last_target": None if view is None or not self.moves else view.action_targets[self.moves[-1]],
+            "ply": len(self.moves),
+            "start_ply": self.start_length,
+            "to_move": None if over else to_move,
+            "seats": list(self.seats),
+            "seat_names": [self.seat_name(0), self.seat_name(1)],
+            "turn": None if over else self.seats[to_move],
+            "view_side": self.view_side,
+            "board": board,
+            "text": game.render(state),
+            "controls": controls,
+            "can_undo": self._can_undo(),
+            "result": self._result_json(state) if over else None,
+            "search": self._search_json(),
+        }
+
+    def _can_undo(self) -> bool:
+        try:
+            self._undo_cut()
+        except RequestError:
+            return False
+        return True
+
+    def _result_json(self, state: tuple) -> dict:
+        utility = self.game.utility(state, 0)
+        winner = 0 if utility > 0 else 1 if utility < 0 else None
+        if winner is None:
+            message = "Draw."
+        else:
+            name = self.seat_name(winner)
+            symbol = PLAYER_SYMBOLS[winner]
+            if name == "you":
+                message = f"You win ({symbol})."
+            else:
+                message = f"{name[:1].upper()}{name[1:]} ({symbol}) wins."
+        return {"winner": winner, "text": result_text(self.game, state), "message": message}
+
+    def _search_json(self) -> dict | None:
+        search = self.search
+        if search is None:
+            return None
+        game = self.game
+        analysis = search.analysis
+        side = self.view_side
+        mover = analysis.to_move
+        state = game.initial_state()
+        for action in self.moves[: search.ply]:
+            state = game.result(state, action)
+        searched = int(analysis.visit_counts.sum()) > 0
+        network_value = analysis.network_value if side == mover else -analysis.network_value
+        moves = []
+        for action in game.actions(state):
+            q = float(analysis.q_values[action])
+            moves.append(
+                {
+                    "move": game.action_to_string(action),
+                    "prior": round(float(analysis.priors[action]), 4),
+                    "visits": int(analysis.visit_counts[action]),
+                    "q": None if not np.isfinite(q) else round(q, 4),
+                }
+            )
+        label = PLAYER_SYMBOLS[side]
+        if self.seat_name(side) == "you":
+            label = f"you ({label})"
+        return {
+            "source": search.source,
+            "ply": search.ply,
+            "to_move": mover,
+            "simulations": search.simulations,
+            "searched": searched,
+            "best_move": game.action_to_string(analysis.best_action),
+            "moves": moves,
+            "view_side": side,
+            "view_label": label,
+            "value": round(analysis.value_for(side), 4) + 0.0,
+            "network_value": round(network_value, 4) + 0.0,
+            "verdict": verdict(analysis.value_for(0)),
+        }
+
+
+def movers_of(game: Game, actions: list[int]) -> list[int]:
+    """The player (0 or 1) who played each of ``actions``, from the start position."""
+    state = game.initial_state()
+    movers = []
+    for action in actions:
+        movers.append(game.player(state))
+        state = game.result(state, action)
+    return movers
+
+
+class SessionStore:
+    """Sessions by id, at most ``max_sessions`` (the least recently used one is dropped first).
+
+    Ids are unguessable (``secrets.token_urlsafe``), so one tab cannot reach another's game by
+    counting. Thread-safe.
+    """
+
+    def __init__(self, service: ModelService, max_sessions: int = 256) -> None:
+        if max_sessions < 1:
+            raise ValueError(f"max_sessions must be >= 1, got {max_sessions}")
+        self.service = service
+        self.max_sessions = max_sessions
+        self._sessions: OrderedDict[str, GameSession] = OrderedDict()
+        self._locks: dict[str, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def create(self) -> GameSession:
+        session = GameSession(secrets.token_urlsafe(12), self.service)
+        with self._lock:
+            self._sessions[session.id] = session
+            self._locks[session.id] = threading.Lock()
+            while len(self._sessions) > self.max_sessions:
+                old, _ = self._sessions.popitem(last=False)
+                self._locks.pop(old, None)
+        return session
+
+    @contextmanager
+    def locked(self, session_id: str) -> Iterator[GameSession]:
+        """The session ``session_id``, held for this request alone.
+
+        Raises:
+            RequestError: 404 for an unknown (or dropped) session; 409 while another request of
+                the same session is running (a search takes a while: the page waits for it).
+        """
+        with self._lock:
+            session = self._sessions.get(session_id)
+            lock = self._locks.get(session_id)
+            if session is not None:
+                self._sessions.move_to_end(session_id)
+        if session is None or lock is None:
+            raise RequestError(404, f"no game session {session_id[:40]!r}; start a new one")
+        if not lock.acquire(blocking=False):
+            raise RequestError(409, "this game is busy with another request (a search); try again")
+        try:
+            yield session
+        finally:
+            lock.release()

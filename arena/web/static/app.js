@@ -1,0 +1,398 @@
+// The page of `play --web` (docs/web.md): draws the game the JSON API returns and sends the
+// user's clicks back. No framework, no build step, nothing fetched from elsewhere.
+"use strict";
+
+const SVG = "http://www.w3.org/2000/svg";
+const COLORS = { 0: "var(--x)", 1: "var(--o)" };
+const BUDGETS = [0, 10, 25, 50, 100, 200, 400, 800, 1600, 3200, 6400, 12800, 25600, 51200, 100000];
+
+let info = null;      // GET /api/info
+let game = null;      // the last answer about our session
+let chain = Promise.resolve();  // requests run one after another
+let inFlight = null;  // the request now running: "advance", "hint", ...
+let stepQueued = false;
+let budgets = [0];
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attributes = {}, parent = null, ns = SVG) {
+  const node = document.createElementNS(ns, tag);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
+  if (parent) parent.appendChild(node);
+  return node;
+}
+const html = (tag, attributes, parent) => el(tag, attributes, parent, "http://www.w3.org/1999/xhtml");
+
+async function request(method, path, body) {
+  const options = { method, headers: {} };
+  if (body !== undefined) {
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, options);
+  let data = null;
+  try { data = await response.json(); } catch (error) { data = { error: `HTTP ${response.status}` }; }
+  if (!response.ok) {
+    const failure = new Error(data && data.error ? data.error : `HTTP ${response.status}`);
+    failure.status = response.status;
+    throw failure;
+  }
+  return data;
+}
+
+function storageKey() { return `tabula-rasa-session:${info.game}`; }
+
+// Run `task` after every earlier one; errors are shown, never thrown at the user.
+function enqueue(task) {
+  chain = chain.then(task).catch(showError);
+  return chain;
+}
+
+function showError(error) {
+  $("message").textContent = error && error.message ? error.message : String(error);
+  if (error && error.status === 404) {  // the server forgot our session (restart): start a new one
+    sessionStorage.removeItem(storageKey());
+    return createSession();
+  }
+}
+
+async function call(action, body) {
+  inFlight = action;
+  render();
+  try {
+    const answer = await request("POST", `/api/sessions/${game.session}/${action}`, body);
+    $("message").textContent = "";
+    game = answer;
+  } finally {
+    inFlight = null;
+    render();
+  }
+}
+
+async function createSession(body) {
+  game = await request("POST", "/api/sessions", body || {});
+  sessionStorage.setItem(storageKey(), game.session);
+  render();
+}
+
+// ---------------------------------------------------------------------------------- moves
+function humanSeats() { return game ? game.seats.filter((s) => s === "human").length : 0; }
+function simulations() { return budgets[Number($("budget").value)] ?? info.simulations; }
+
+function playMove(move) {
+  enqueue(async () => {
+    if (!game || game.turn !== "human" || inFlight) return;
+    const control = game.controls.find((c) => c.move === move);
+    if (!control || !control.legal) return;
+    await call("move", { move });
+  }).then(scheduleStep);
+}
+
+// When the model or the opponent is to move, ask the server for its move (one request per move,
+// so New game or Undo clicked meanwhile runs between two moves).
+function scheduleStep() {
+  if (stepQueued || !game || !game.turn || game.turn === "human") return;
+  if (humanSeats() === 0 && !$("autoplay").checked) return;
+  stepQueued = true;
+  const delay = humanSeats() === 0 ? 500 : 0;
+  setTimeout(() => {
+    enqueue(async () => {
+      stepQueued = false;
+      if (game.turn && game.turn !== "human") await call("advance", { sims: simulations() });
+    }).then(scheduleStep);
+  }, delay);
+}
+
+function seatsChosen() { return [$("seat-0").value, $("seat-1").value]; }
+
+function newGame(moves) {
+  enqueue(async () => {
+    const body = { seats: seatsChosen() };
+    if (moves !== undefined) body.moves = moves;
+    await call("new", body);
+  }).then(scheduleStep);
+}
+
+// ---------------------------------------------------------------------------------- drawing
+function render() {
+  if (!info || !game) return;
+  const board = $("board");
+  board.replaceChildren();
+  board.className = game.board ? `${game.board.move_kind}s` : "fallback";
+  const search = $("show-analysis").checked ? game.search : null;
+  if (game.board && game.board.move_kind === "column") drawColumns(board, game, search);
+  else if (game.board) drawCells(board, game, search);
+  else drawFallback(board, game, search);
+  board.dataset.ready = "true";
+  board.dataset.ply = String(game.ply);
+  board.classList.toggle("wait", game.turn !== "human" || inFlight !== null);
+  drawStatus();
+  drawSearch(game.search);
+  const moves = $("moves");
+  if (document.activeElement !== moves) moves.value = game.moves;
+  moves.dataset.moves = game.moves;
+  $("seat-0").value = game.seats[0];
+  $("seat-1").value = game.seats[1];
+  $("undo").disabled = !game.can_undo;
+  $("hint").disabled = game.result !== null;
+}
+
+function drawStatus() {
+  const status = $("status");
+  status.classList.toggle("over", game.result !== null);
+  status.dataset.turn = game.turn || "";
+  status.dataset.result = game.result ? (game.result.winner === null ? "draw" : info.symbols[game.result.winner]) : "";
+  if (game.result) {
+    status.textContent = `${game.result.message} ${game.result.text}`;
+    return;
+  }
+  const side = game.to_move;
+  const symbol = info.symbols[side];
+  const name = game.seat_names[side];
+  if (inFlight === "advance") status.textContent = `${capital(name)} (${symbol}) is thinking…`;
+  else if (inFlight === "hint") status.textContent = "The model is looking for a hint…";
+  else if (game.turn === "human") status.textContent = name === "you" ? `Your move (${symbol}).` : `${symbol} to move (${name}).`;
+  else status.textContent = `${capital(name)} (${symbol}) to move.`;
+}
+
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+// Visit share of each move of a search (prior share when it did not search), by move string.
+function shares(search) {
+  const out = new Map();
+  if (!search) return out;
+  const total = search.moves.reduce((sum, m) => sum + m.visits, 0);
+  for (const m of search.moves) out.set(m.move, { ...m, share: total > 0 ? m.visits / total : m.prior });
+  return out;
+}
+
+function stone(parent, cx, cy, r, player, kind) {
+  if (kind === "disc") {
+    el("circle", { cx, cy, r, fill: player === -1 ? "var(--hole)" : COLORS[player] }, parent);
+  } else if (player === 0) {
+    const d = r * 0.75;
+    el("path", { d: `M${cx - d},${cy - d} L${cx + d},${cy + d} M${cx + d},${cy - d} L${cx - d},${cy + d}`,
+      stroke: COLORS[0], "stroke-width": r * 0.28, "stroke-linecap": "round" }, parent);
+  } else if (player === 1) {
+    el("circle", { cx, cy, r: r * 0.72, fill: "none", stroke: COLORS[1], "stroke-width": r * 0.26 }, parent);
+  }
+}
+
+function drawColumns(container, state, search) {
+  const b = state.board;
+  const size = 60;
+  const barHeight = search ? 64 : 0;
+  const width = b.columns * size;
+  const height = b.rows * size;
+  const svg = el("svg", { viewBox: `0 0 ${width} ${height + barHeight + 4}`, role: "img",
+    "aria-label": `${info.game} board` }, container);
+  el("rect", { x: 0, y: 0, width, height, rx: 10, fill: "var(--board)" }, svg);
+  const winning = new Set(b.winning_cells);
+  let lastCell = -1;
+  if (state.last_target !== null) {  // the top stone of the last move's column
+    for (let row = 0; row < b.rows; row++) {
+      const cell = row * b.columns + state.last_target;
+      if (b.cells[cell] !== -1) { lastCell = cell; break; }
+    }
+  }
+  for (let row = 0; row < b.rows; row++) {
+    for (let col = 0; col < b.columns; col++) {
+      const cell = row * b.columns + col;
+      const cx = col * size + size / 2, cy = row * size + size / 2;
+      stone(svg, cx, cy, size * 0.4, b.cells[cell], "disc");
+      if (winning.has(cell)) el("circle", { cx, cy, r: size * 0.42, fill: "none", stroke: "#fff", "stroke-width": 4 }, svg);
+      if (cell === lastCell) el("circle", { cx, cy, r: 5, fill: "rgba(0,0,0,0.35)" }, svg);
+    }
+  }
+  const byMove = shares(search);
+  for (const control of state.controls) {
+    const x = control.target * size;
+    if (search && byMove.has(control.move)) {
+      const m = byMove.get(control.move);
+      const y0 = height + 4;
+      const full = barHeight - 20;
+      el("rect", { x: x + 10, y: y0 + full * (1 - m.prior), width: 14, height: full * m.prior, fill: "#9aa6bd",
+        "data-prior": m.prior }, svg);
+      const visit = el("rect", { x: x + 28, y: y0 + full * (1 - m.share), width: 22, height: full * m.share,
+        fill: m.move === search.best_move ? "var(--accent)" : "#50607d", "data-visits": m.visits }, svg);
+      visit.classList.add("visit-bar");
+      const label = el("text", { x: x + size / 2, y: y0 + barHeight - 5, "text-anchor": "middle",
+        "font-size": 12, fill: "var(--ink)" }, svg);
+      label.textContent = search.searched ? String(m.visits) : `${Math.round(m.prior * 100)}%`;
+    }
+    const hit = el("rect", { x, y: 0, width: size, height, rx: 6, class: "move",
+      "data-move": control.move, "data-legal": control.legal && state.turn === "human" }, svg);
+    const title = el("title", {}, hit);
+    title.textContent = `column ${control.move}`;
+    hit.addEventListener("click", () => playMove(control.move));
+  }
+}
+
+function drawCells(container, state, search) {
+  const b = state.board;
+  const size = 100;
+  const width = b.columns * size, height = b.rows * size;
+  const svg = el("svg", { viewBox: `-4 -4 ${width + 8} ${height + 8}`, role: "img",
+    "aria-label": `${info.game} board` }, container);
+  el("rect", { x: -4, y: -4, width: width + 8, height: height + 8, rx: 10, fill: "var(--card)" }, svg);
+  const byMove = shares(search);
+  const winning = new Set(b.winning_cells);
+  const targets = new Map(state.controls.map((c) => [c.target, c]));
+  for (let cell = 0; cell < b.cells.length; cell++) {
+    const x = (cell % b.columns) * size, y = Math.floor(cell / b.columns) * size;
+    const control = targets.get(cell);
+    const m = control ? byMove.get(control.move) : undefined;
+    if (winning.has(cell)) el("rect", { x: x + 4, y: y + 4, width: size - 8, height: size - 8, rx: 8, fill: "rgba(27,138,90,0.18)" }, svg);
+    if (m) {
+      el("rect", { x: x + 6, y: y + 6, width: size - 12, height: size - 12, rx: 8,
+        fill: m.move === search.best_move ? "var(--accent)" : "#50607d", opacity: 0.08 + 0.5 * m.share,
+        "data-visits": m.visits, "data-prior": m.prior, class: "visit-bar" }, svg);
+      const label = el("text", { x: x + size / 2, y: y + size - 10, "text-anchor": "middle", "font-size": 13,
+        fill: "var(--ink)" }, svg);
+      label.textContent = search.searched ? `${m.visits} · ${Math.round(m.prior * 100)}%` : `${Math.round(m.prior * 100)}%`;
+    }
+    stone(svg, x + size / 2, y + size / 2 - 4, size * 0.36, b.cells[cell], "mark");
+    if (state.last_target === cell) el("circle", { cx: x + 12, cy: y + 12, r: 4, fill: "rgba(0,0,0,0.35)" }, svg);
+  }
+  for (let i = 1; i < b.columns; i++) el("line", { x1: i * size, y1: 6, x2: i * size, y2: height - 6, stroke: "var(--ink)", "stroke-width": 3, "stroke-linecap": "round" }, svg);
+  for (let i = 1; i < b.rows; i++) el("line", { x1: 6, y1: i * size, x2: width - 6, y2: i * size, stroke: "var(--ink)", "stroke-width": 3, "stroke-linecap": "round" }, svg);
+  for (const control of state.controls) {
+    const x = (control.target % b.columns) * size, y = Math.floor(control.target / b.columns) * size;
+    const hit = el("rect", { x, y, width: size, height: size, class: "move", "data-move": control.move,
+      "data-legal": control.legal && state.turn === "human" }, svg);
+    const title = el("title", {}, hit);
+    title.textContent = `cell ${control.move}`;
+    hit.addEventListener("click", () => playMove(control.move));
+  }
+}
+
+// A game without a grid drawing: its text board and one button per move in a square grid.
+function drawFallback(container, state, search) {
+  html("pre", {}, container).textContent = state.text;
+  const grid = html("div", { class: "grid-moves" }, container);
+  grid.style.gridTemplateColumns = `repeat(${Math.ceil(Math.sqrt(state.controls.length))}, 1fr)`;
+  const byMove = shares(search);
+  for (const control of state.controls) {
+    const button = html("button", { type: "button", class: "move", "data-move": control.move,
+      "data-legal": control.legal && state.turn === "human" }, grid);
+    button.disabled = !control.legal;
+    const m = byMove.get(control.move);
+    button.textContent = m ? `${control.move} (${search.searched ? m.visits : Math.round(m.prior * 100) + "%"})` : control.move;
+    if (m) button.style.background = `linear-gradient(to top, rgba(27,138,90,0.35) ${Math.round(m.share * 100)}%, #f8f9fc 0)`;
+    button.addEventListener("click", () => playMove(control.move));
+  }
+}
+
+function drawSearch(search) {
+  const text = $("eval-text"), fill = $("eval-fill"), table = $("search-table");
+  const evaluation = $("evaluation");
+  table.replaceChildren();
+  if (!search) {
+    evaluation.dataset.value = "";
+    fill.style.width = "50%";
+    text.textContent = "No search yet: the model searches before each of its moves; Hint searches yours.";
+    return;
+  }
+  evaluation.dataset.value = String(search.value);
+  evaluation.dataset.source = search.source;
+  fill.style.width = `${Math.round(((search.value + 1) / 2) * 100)}%`;
+  fill.style.background = COLORS[search.view_side];
+  const what = search.source === "hint"
+    ? `Hint: ${search.best_move}`
+    : `Model played ${search.best_move} at move ${search.ply + 1}`;
+  const budget = search.searched ? `${search.simulations} simulations` : "network policy only";
+  const sign = (v) => (v > 0 ? "+" : "") + v.toFixed(2);
+  const values = search.searched
+    ? `search ${sign(search.value)}, network ${sign(search.network_value)}`
+    : `network ${sign(search.network_value)}`;
+  text.textContent = `${what} (${budget}). Evaluation for ${search.view_label}: ${values}; ${search.verdict}.`;
+  const rows = [["move", (m) => m.move], ["policy", (m) => `${Math.round(m.prior * 100)}%`]];
+  if (search.searched) {
+    rows.push(["visits", (m) => String(m.visits)]);
+    rows.push(["Q", (m) => (m.q === null ? "" : sign(m.q))]);
+  }
+  for (const [name, cell] of rows) {
+    const tr = html("tr", {}, table);
+    html("th", {}, tr).textContent = name;
+    for (const m of search.moves) {
+      const td = html("td", {}, tr);
+      td.textContent = cell(m);
+      if (m.move === search.best_move) td.classList.add("best");
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------- set-up
+function setUpControls() {
+  const names = { human: "you", model: "model", opponent: info.opponent || "opponent" };
+  for (const side of [0, 1]) {
+    const select = $(`seat-${side}`);
+    for (const kind of info.seat_kinds) html("option", { value: kind }, select).textContent = names[kind];
+    select.addEventListener("change", () => newGame(""));
+  }
+  budgets = BUDGETS.filter((b) => b <= info.max_simulations);
+  if (!budgets.includes(info.simulations)) budgets.push(info.simulations);
+  budgets.sort((a, b) => a - b);
+  const slider = $("budget");
+  slider.max = String(budgets.length - 1);
+  slider.value = String(budgets.indexOf(info.simulations));
+  const showBudget = () => {
+    const n = simulations();
+    $("budget-label").textContent = n === 0 ? "Search: none (the network's policy alone)" : `Search: ${n} simulations per move`;
+    slider.dataset.sims = String(n);
+  };
+  slider.addEventListener("input", showBudget);
+  showBudget();
+  $("show-analysis").checked = info.show_analysis;
+  $("show-analysis").addEventListener("change", render);
+  $("autoplay").addEventListener("change", scheduleStep);
+  $("new-game").addEventListener("click", () => newGame(""));
+  $("swap").addEventListener("click", () => {
+    const [a, b] = seatsChosen();
+    $("seat-0").value = b;
+    $("seat-1").value = a;
+    newGame("");
+  });
+  $("undo").addEventListener("click", () => enqueue(() => call("undo")).then(scheduleStep));
+  $("hint").addEventListener("click", () => enqueue(async () => {
+    if (game.result === null) await call("hint", { sims: simulations() });
+  }));
+  $("load").addEventListener("click", () => newGame($("moves").value.trim()));
+  $("moves").addEventListener("keydown", (event) => { if (event.key === "Enter") newGame($("moves").value.trim()); });
+  $("copy").addEventListener("click", async () => {
+    const field = $("moves");
+    field.value = game.moves;
+    field.select();
+    try {
+      await navigator.clipboard.writeText(game.moves);
+    } catch (error) {
+      document.execCommand("copy");  // pages served over plain http on another host have no clipboard API
+    }
+    $("message").textContent = game.moves ? `copied ${game.moves}` : "no moves yet";
+  });
+}
+
+async function start() {
+  try {
+    info = await request("GET", "/api/info");
+    $("title").textContent = `${info.game} against ${info.model}`;
+    document.title = `Tabula Rasa: ${info.game}`;
+    setUpControls();
+    const saved = sessionStorage.getItem(storageKey());
+    if (saved) {
+      try {
+        game = await request("GET", `/api/sessions/${saved}`);
+        render();
+      } catch (error) {
+        sessionStorage.removeItem(storageKey());
+      }
+    }
+    if (!game) await createSession({});
+    scheduleStep();
+  } catch (error) {
+    $("status").textContent = "Cannot reach the server.";
+    showError(error);
+  }
+}
+
+document.addEventListener("DOMContentLoaded", start);
