@@ -34,6 +34,8 @@ NO_WINNER = -1
 EMPTY_CELL = -1
 #: ``BoardView.move_kind`` values: an action drops a stone into a column, or places one on a cell.
 COLUMN_MOVES, CELL_MOVES = "column", "cell"
+#: ``BoardView.stone_shape`` values: X and O marks (tic-tac-toe), or round discs (Connect Four, Othello).
+MARKS, DISCS = "mark", "disc"
 
 
 @dataclass(frozen=True)
@@ -47,10 +49,12 @@ class BoardView:
         move_kind: ``COLUMN_MOVES`` (an action drops a stone into a column, as in Connect Four: a
             click anywhere in the column plays it) or ``CELL_MOVES`` (an action places a stone on
             one cell, as in tic-tac-toe).
-        action_targets: ``A`` ints, for each action its column (``COLUMN_MOVES``) or its cell index
-            ``row * columns + column`` (``CELL_MOVES``).
+        action_targets: ``A`` entries, for each action its column (``COLUMN_MOVES``) or its cell
+            index ``row * columns + column`` (``CELL_MOVES``); None for an action with no place on
+            the grid (a pass), which the page shows as a button.
         winning_cells: cell indices of the line that won the game (empty while it goes on, for a
             draw, or when the game does not say).
+        stone_shape: ``MARKS`` (X and O) or ``DISCS`` (discs in the players' colours).
 
     Raises:
         ValueError: if the sizes disagree or an index is out of the grid.
@@ -60,8 +64,9 @@ class BoardView:
     columns: int
     cells: tuple[int, ...]
     move_kind: str
-    action_targets: tuple[int, ...]
+    action_targets: tuple[int | None, ...]
     winning_cells: tuple[int, ...] = ()
+    stone_shape: str = MARKS
 
     def __post_init__(self) -> None:
         if self.rows < 1 or self.columns < 1:
@@ -74,8 +79,10 @@ class BoardView:
         if self.move_kind not in (COLUMN_MOVES, CELL_MOVES):
             raise ValueError(f"expected move_kind {COLUMN_MOVES!r} or {CELL_MOVES!r}, got {self.move_kind!r}")
         bound = self.columns if self.move_kind == COLUMN_MOVES else num_cells
-        if any(not 0 <= target < bound for target in self.action_targets):
-            raise ValueError(f"expected action targets in [0, {bound}), got {list(self.action_targets)}")
+        if any(target is not None and not 0 <= target < bound for target in self.action_targets):
+            raise ValueError(f"expected action targets in [0, {bound}) or None, got {list(self.action_targets)}")
+        if self.stone_shape not in (MARKS, DISCS):
+            raise ValueError(f"expected stone_shape {MARKS!r} or {DISCS!r}, got {self.stone_shape!r}")
         if any(not 0 <= cell < num_cells for cell in self.winning_cells):
             raise ValueError(f"expected winning cells in [0, {num_cells}), got {list(self.winning_cells)}")
 

@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from games import bitboard as bb
-from games.base import check_batch
+from games.base import CELL_MOVES, DISCS, EMPTY_CELL, BoardView, check_batch
 
 ONGOING, FIRST_PLAYER_WON, SECOND_PLAYER_WON, DRAW = (
     bb.ONGOING, bb.FIRST_PLAYER_WON, bb.SECOND_PLAYER_WON, bb.DRAW,
@@ -448,6 +448,16 @@ class Othello(bb.BitboardGame):
             rows.append(f"{row + 1} " + " ".join(cells))
         rows.append(f"{'X (Black)' if ply % 2 == 0 else 'O (White)'} to move")
         return "\n".join(rows)
+
+    def board_view(self, state: tuple) -> BoardView:
+        """N rows of N cells, row 1 at the top (as ``render``); X = Black; the pass has no cell."""
+        current, opponent, ply = int(state[CURRENT]), int(state[OPPONENT]), int(state[2])
+        black, white = (current, opponent) if ply % 2 == 0 else (opponent, current)
+        cells = tuple(
+            0 if black >> cell & 1 else 1 if white >> cell & 1 else EMPTY_CELL for cell in range(self.pass_action)
+        )
+        targets = (*range(self.pass_action), None)
+        return BoardView(self.size, self.size, cells, CELL_MOVES, targets, stone_shape=DISCS)
 
     # ---------------------------------- the seed's six functions, compiled for classical search
     def actions(self, state: tuple) -> list[int]:

@@ -195,10 +195,12 @@ def test_board_view_agrees_with_the_rules(name):
         assert len(view.action_targets) == game.num_actions
         while True:
             assert isinstance(view, BoardView) and (view.rows, view.columns, view.move_kind) == shape
+            assert view.move_kind in (CELL_MOVES, COLUMN_MOVES)
             for action in game.actions(state):
-                # a cell's index, or a column's: the top cell of column c has index c (row 0 is the top)
-                assert view.move_kind in (CELL_MOVES, COLUMN_MOVES)
-                assert view.cells[view.action_targets[action]] == EMPTY_CELL, (game.render(state), action)
+                # a cell's index, or a column's: the top cell of column c has index c (row 0 is the top);
+                # None: an action off the grid (a pass)
+                target = view.action_targets[action]
+                assert target is None or view.cells[target] == EMPTY_CELL, (game.render(state), action)
             winner = int(game.winner(np.asarray([state], dtype=np.int64))[0])
             if view.winning_cells:
                 assert winner != NO_WINNER and all(view.cells[c] == winner for c in view.winning_cells)

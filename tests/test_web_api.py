@@ -243,7 +243,10 @@ def test_undo_takes_back_the_human_move_and_the_reply_never_the_start(client):
     game = new_session(client, moves="4")  # the human (X)... O is to move: the model
     assert game["turn"] == MODEL and game["can_undo"] is False
     answer = post(client, game, "undo")
-    assert answer.status_code == 409 and answer.json()["error"] == "nothing to undo: no move of yours since the start"
+    assert (
+        answer.status_code == 409
+        and answer.json()["error"] == "nothing to undo: no move of yours since the start"
+    )
     game = post(client, game, "advance", {}).json()
     reply = game["last_move"]
     game = post(client, game, "move", {"move": "1"}).json()
@@ -306,7 +309,9 @@ def test_sessions_played_from_several_threads_stay_apart(client):
 def test_unknown_and_dropped_sessions_are_not_found(service):
     with TestClient(create_app(service, max_sessions=2)) as client:
         answer = client.get("/api/sessions/nope")
-        assert answer.status_code == 404 and answer.json()["error"] == "no game session 'nope'; start a new one"
+        assert (
+            answer.status_code == 404 and answer.json()["error"] == "no game session 'nope'; start a new one"
+        )
         first = new_session(client)
         new_session(client)
         new_session(client)  # the third drops the least recently used: the first
@@ -372,7 +377,9 @@ def test_a_game_without_a_grid_gets_its_text_and_a_button_per_move(monkeypatch):
     service = ModelService(game, uniform_evaluator, default_simulations=4)
     with TestClient(create_app(service)) as client:
         game_json = new_session(client, moves="12")
-        assert game_json["board"] is None and game_json["text"] == game.render(game.states_from_moves(["12"])[0])
+        assert game_json["board"] is None and game_json["text"] == game.render(
+            game.states_from_moves(["12"])[0]
+        )
         assert [(c["move"], c["target"]) for c in game_json["controls"]] == [(m, None) for m in "1234"]
         assert post(client, game_json, "move", {"move": "3"}).json()["moves"] == "123"
 
@@ -397,7 +404,9 @@ def test_play_web_refuses_bad_options_before_serving(connect4_model, capsys):
         port = taken.getsockname()[1]
         assert main(["--web", "--model", model, "--port", str(port)]) == 2
         assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
-    assert main(["--web", "--model", model, "--host", "no-such-host.invalid", "--port", str(_free_port())]) == 2
+    assert (
+        main(["--web", "--model", model, "--host", "no-such-host.invalid", "--port", str(_free_port())]) == 2
+    )
     assert "--host: cannot resolve 'no-such-host.invalid'" in capsys.readouterr().err
 
 

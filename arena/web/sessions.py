@@ -323,6 +323,7 @@ class GameSession:
                 "cells": list(view.cells),
                 "move_kind": view.move_kind,
                 "winning_cells": list(view.winning_cells),
+                "stone_shape": view.stone_shape,
             }
         controls = [
             {

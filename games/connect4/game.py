@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from games import bitboard as bb
-from games.base import COLUMN_MOVES, BoardView
+from games.base import COLUMN_MOVES, DISCS, BoardView
 from games.connect4.heuristic import MAX_EVALUATION
 from games.connect4.layout import (  # noqa: F401 (re-exported: the layout's names, as before)
     BOARD_MASK,
@@ -145,7 +145,7 @@ class ConnectFour(bb.BitboardGame):
     def board_view(self, state: tuple) -> BoardView:
         """Six rows of seven cells, top row first; action ``c`` drops a stone into column ``c``."""
         owners, winning = bb.cell_owners(state, _DRAWN_BITS, WIN_LINES)
-        return BoardView(HEIGHT, WIDTH, owners, COLUMN_MOVES, tuple(range(WIDTH)), winning)
+        return BoardView(HEIGHT, WIDTH, owners, COLUMN_MOVES, tuple(range(WIDTH)), winning, DISCS)
 
     # ---------------------------------- the seed's six functions, pure Python for classical search
     def actions(self, state: tuple) -> list[int]:

@@ -4,6 +4,7 @@
 
 const SVG = "http://www.w3.org/2000/svg";
 const COLORS = { 0: "var(--x)", 1: "var(--o)" };
+const MAX_TABLE_MOVES = 8;  // columns of the search table
 const BUDGETS = [0, 10, 25, 50, 100, 200, 400, 800, 1600, 3200, 6400, 12800, 25600, 51200, 100000];
 
 let info = null;      // GET /api/info
@@ -123,6 +124,7 @@ function render() {
   if (game.board && game.board.move_kind === "column") drawColumns(board, game, search);
   else if (game.board) drawCells(board, game, search);
   else drawFallback(board, game, search);
+  if (game.board) drawButtons(board, game.controls.filter((c) => c.target === null), search);
   board.dataset.ready = "true";
   board.dataset.ply = String(game.ply);
   board.classList.toggle("wait", game.turn !== "human" || inFlight !== null);
@@ -158,11 +160,17 @@ function drawStatus() {
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 // Visit share of each move of a search (prior share when it did not search), by move string.
+// `share`: of all visits (of the prior without search); `height`, `priorHeight`: over the largest.
 function shares(search) {
   const out = new Map();
   if (!search) return out;
   const total = search.moves.reduce((sum, m) => sum + m.visits, 0);
-  for (const m of search.moves) out.set(m.move, { ...m, share: total > 0 ? m.visits / total : m.prior });
+  const share = (m) => (total > 0 ? m.visits / total : m.prior);
+  const top = Math.max(...search.moves.map(share), 1e-9);
+  const topPrior = Math.max(...search.moves.map((m) => m.prior), 1e-9);
+  for (const m of search.moves) {
+    out.set(m.move, { ...m, share: share(m), height: share(m) / top, priorHeight: m.prior / topPrior });
+  }
   return out;
 }
 
@@ -199,21 +207,21 @@ function drawColumns(container, state, search) {
     for (let col = 0; col < b.columns; col++) {
       const cell = row * b.columns + col;
       const cx = col * size + size / 2, cy = row * size + size / 2;
-      stone(svg, cx, cy, size * 0.4, b.cells[cell], "disc");
+      stone(svg, cx, cy, size * 0.4, b.cells[cell], "disc");  // the holes too
       if (winning.has(cell)) el("circle", { cx, cy, r: size * 0.42, fill: "none", stroke: "#fff", "stroke-width": 4 }, svg);
       if (cell === lastCell) el("circle", { cx, cy, r: 5, fill: "rgba(0,0,0,0.35)" }, svg);
     }
   }
   const byMove = shares(search);
-  for (const control of state.controls) {
+  for (const control of state.controls.filter((c) => c.target !== null)) {
     const x = control.target * size;
     if (search && byMove.has(control.move)) {
       const m = byMove.get(control.move);
       const y0 = height + 4;
       const full = barHeight - 20;
-      el("rect", { x: x + 10, y: y0 + full * (1 - m.prior), width: 14, height: full * m.prior, fill: "#9aa6bd",
-        "data-prior": m.prior }, svg);
-      const visit = el("rect", { x: x + 28, y: y0 + full * (1 - m.share), width: 22, height: full * m.share,
+      el("rect", { x: x + 10, y: y0 + full * (1 - m.priorHeight), width: 14, height: full * m.priorHeight,
+        fill: "#9aa6bd", "data-prior": m.prior }, svg);
+      const visit = el("rect", { x: x + 28, y: y0 + full * (1 - m.height), width: 22, height: full * m.height,
         fill: m.move === search.best_move ? "var(--accent)" : "#50607d", "data-visits": m.visits }, svg);
       visit.classList.add("visit-bar");
       const label = el("text", { x: x + size / 2, y: y0 + barHeight - 5, "text-anchor": "middle",
@@ -245,18 +253,18 @@ function drawCells(container, state, search) {
     if (winning.has(cell)) el("rect", { x: x + 4, y: y + 4, width: size - 8, height: size - 8, rx: 8, fill: "rgba(27,138,90,0.18)" }, svg);
     if (m) {
       el("rect", { x: x + 6, y: y + 6, width: size - 12, height: size - 12, rx: 8,
-        fill: m.move === search.best_move ? "var(--accent)" : "#50607d", opacity: 0.08 + 0.5 * m.share,
+        fill: m.move === search.best_move ? "var(--accent)" : "#50607d", opacity: 0.06 + 0.45 * m.height,
         "data-visits": m.visits, "data-prior": m.prior, class: "visit-bar" }, svg);
       const label = el("text", { x: x + size / 2, y: y + size - 10, "text-anchor": "middle", "font-size": 13,
         fill: "var(--ink)" }, svg);
       label.textContent = search.searched ? `${m.visits} · ${Math.round(m.prior * 100)}%` : `${Math.round(m.prior * 100)}%`;
     }
-    stone(svg, x + size / 2, y + size / 2 - 4, size * 0.36, b.cells[cell], "mark");
+    if (b.cells[cell] !== -1) stone(svg, x + size / 2, y + size / 2 - 4, size * 0.36, b.cells[cell], b.stone_shape);
     if (state.last_target === cell) el("circle", { cx: x + 12, cy: y + 12, r: 4, fill: "rgba(0,0,0,0.35)" }, svg);
   }
   for (let i = 1; i < b.columns; i++) el("line", { x1: i * size, y1: 6, x2: i * size, y2: height - 6, stroke: "var(--ink)", "stroke-width": 3, "stroke-linecap": "round" }, svg);
   for (let i = 1; i < b.rows; i++) el("line", { x1: 6, y1: i * size, x2: width - 6, y2: i * size, stroke: "var(--ink)", "stroke-width": 3, "stroke-linecap": "round" }, svg);
-  for (const control of state.controls) {
+  for (const control of state.controls.filter((c) => c.target !== null)) {
     const x = (control.target % b.columns) * size, y = Math.floor(control.target / b.columns) * size;
     const hit = el("rect", { x, y, width: size, height: size, class: "move", "data-move": control.move,
       "data-legal": control.legal && state.turn === "human" }, svg);
@@ -269,16 +277,22 @@ function drawCells(container, state, search) {
 // A game without a grid drawing: its text board and one button per move in a square grid.
 function drawFallback(container, state, search) {
   html("pre", {}, container).textContent = state.text;
+  drawButtons(container, state.controls, search, Math.ceil(Math.sqrt(state.controls.length)));
+}
+
+// Buttons for moves off the grid (a pass), or for every move of a game without a grid.
+function drawButtons(container, controls, search, columns = 4) {
+  if (controls.length === 0) return;
   const grid = html("div", { class: "grid-moves" }, container);
-  grid.style.gridTemplateColumns = `repeat(${Math.ceil(Math.sqrt(state.controls.length))}, 1fr)`;
+  grid.style.gridTemplateColumns = `repeat(${Math.min(columns, controls.length)}, 1fr)`;
   const byMove = shares(search);
-  for (const control of state.controls) {
+  for (const control of controls) {
     const button = html("button", { type: "button", class: "move", "data-move": control.move,
-      "data-legal": control.legal && state.turn === "human" }, grid);
+      "data-legal": control.legal && game.turn === "human" }, grid);
     button.disabled = !control.legal;
     const m = byMove.get(control.move);
     button.textContent = m ? `${control.move} (${search.searched ? m.visits : Math.round(m.prior * 100) + "%"})` : control.move;
-    if (m) button.style.background = `linear-gradient(to top, rgba(27,138,90,0.35) ${Math.round(m.share * 100)}%, #f8f9fc 0)`;
+    if (m) button.style.background = `linear-gradient(to top, rgba(27,138,90,0.35) ${Math.round(m.height * 100)}%, #f8f9fc 0)`;
     button.addEventListener("click", () => playMove(control.move));
   }
 }
@@ -311,10 +325,17 @@ function drawSearch(search) {
     rows.push(["visits", (m) => String(m.visits)]);
     rows.push(["Q", (m) => (m.q === null ? "" : sign(m.q))]);
   }
+  // many legal moves (Othello): the most visited (most probable) ones, in move order
+  let shown = search.moves;
+  if (shown.length > MAX_TABLE_MOVES) {
+    const key = (m) => (search.searched ? m.visits : 0) + m.prior;
+    const kept = new Set([...shown].sort((a, b) => key(b) - key(a)).slice(0, MAX_TABLE_MOVES));
+    shown = shown.filter((m) => kept.has(m));
+  }
   for (const [name, cell] of rows) {
     const tr = html("tr", {}, table);
     html("th", {}, tr).textContent = name;
-    for (const m of search.moves) {
+    for (const m of shown) {
       const td = html("td", {}, tr);
       td.textContent = cell(m);
       if (m.move === search.best_move) td.classList.add("best");

@@ -1,0 +1,141 @@
+"""The ``play --web`` page in a real headless Chromium (Selenium): the server is the ``play`` command
+in a child process on a free port of 127.0.0.1; the test clicks Connect Four columns, sees the
+model answer with its search on the board, plays to the end, sees the result announced, and
+checks the layout on a phone-sized screen.
+
+Without Chromium (``/usr/bin/chromium`` and ``/usr/bin/chromedriver``: Debian's ``chromium`` and
+``chromium-driver``) the test skips, unless ``TABULA_RASA_BROWSER_TEST=required`` (set by
+``.ci/run``), where it fails: CI must run it.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from helpers_models import export_tiny_mlp
+
+import games
+from arena.play_cli import result_text
+from arena.web.browser import PHONE, find_chromium, start_chromium, start_server, stop_chromium, stop_server
+
+REQUIRED = os.environ.get("TABULA_RASA_BROWSER_TEST") == "required"
+SIMS = 8
+
+
+def _browser_or_skip() -> None:
+    reason = None
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        reason = "selenium is not installed (pip install -e '.[dev]')"
+    if reason is None and find_chromium() is None:
+        reason = "Chromium not installed (Debian: apt-get install chromium chromium-driver)"
+    if reason is not None:
+        if REQUIRED:
+            pytest.fail(f"TABULA_RASA_BROWSER_TEST=required but {reason}")
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    """``(driver, url)``: headless Chromium and a ``play --web`` server with a tiny Connect Four model."""
+    _browser_or_skip()
+    model = export_tiny_mlp("connect4", tmp_path_factory.mktemp("web") / "best")
+    server, url = start_server(model, "--sims", str(SIMS))
+    driver = None
+    try:
+        driver = start_chromium(1100, 850)
+        yield driver, url
+    finally:
+        if driver is not None:
+            stop_chromium(driver)
+        stop_server(server)
+
+
+def _attribute(driver, element_id: str, name: str) -> str:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.ID, element_id).get_attribute(name) or ""
+
+
+@pytest.mark.slow
+def test_clicking_columns_plays_the_model_to_an_announced_end(page):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver, url = page
+    driver.get(url)
+    wait = WebDriverWait(driver, 120)
+    wait.until(lambda _: _attribute(driver, "board", "data-ready") == "true")
+    assert driver.find_element(By.ID, "status").text == "Your move (X)."
+    controls = driver.find_elements(By.CSS_SELECTOR, "#board [data-move]")
+    assert [c.get_attribute("data-move") for c in controls] == list("1234567")
+
+    game = games.make("connect4")
+    first_reply_checked = False
+    for _ in range(21):  # X has at most 21 moves
+        wait.until(
+            lambda _: (
+                _attribute(driver, "status", "data-turn") == "human"
+                or _attribute(driver, "status", "data-result")
+            )
+        )
+        if _attribute(driver, "status", "data-result"):
+            break
+        ply = int(_attribute(driver, "board", "data-ply"))
+        legal = driver.find_elements(By.CSS_SELECTOR, '#board .move[data-legal="true"]')
+        legal[0].click()  # the lowest open column: stacking in column 1 ends games fast
+        wait.until(
+            lambda _, ply=ply: (
+                int(_attribute(driver, "board", "data-ply")) >= ply + 2
+                or _attribute(driver, "status", "data-result")
+            )
+        )
+        if not first_reply_checked:  # the model answered, and its search is drawn per column
+            moves = _attribute(driver, "moves", "data-moves")
+            assert len(moves) == 2 and moves[0] == "1"
+            visits = driver.find_elements(By.CSS_SELECTOR, "#board .visit-bar")
+            assert len(visits) == 7
+            assert sum(int(bar.get_attribute("data-visits")) for bar in visits) == SIMS
+            assert "Evaluation for you (X)" in driver.find_element(By.ID, "eval-text").text
+            first_reply_checked = True
+
+    moves = _attribute(driver, "moves", "data-moves")
+    state = game.states_from_moves([moves])[0]
+    assert bool(game.terminal(state[None])[0]), f"the page stopped before the end: {moves}"
+    winner = int(game.winner(state[None])[0])
+    expected = {0: "You win (X).", 1: "Model (O) wins.", -1: "Draw."}[winner]
+    status = driver.find_element(By.ID, "status")
+    assert status.text == f"{expected} {result_text(game, tuple(int(v) for v in state))}"
+    assert status.get_attribute("data-result") == {0: "X", 1: "O", -1: "draw"}[winner]
+    assert driver.find_elements(By.CSS_SELECTOR, '#board .move[data-legal="true"]') == []
+
+    # Undo reopens the game; New game empties the board
+    driver.find_element(By.ID, "undo").click()
+    wait.until(lambda _: len(_attribute(driver, "moves", "data-moves")) < len(moves))
+    assert _attribute(driver, "status", "data-result") == ""
+    driver.find_element(By.ID, "new-game").click()
+    wait.until(lambda _: _attribute(driver, "board", "data-ply") == "0")
+    assert _attribute(driver, "moves", "data-moves") == ""
+
+
+@pytest.mark.slow
+def test_the_page_fits_a_phone_screen(page):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver, url = page
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
+    try:
+        driver.get(url)
+        WebDriverWait(driver, 120).until(lambda _: _attribute(driver, "board", "data-ready") == "true")
+        width = PHONE["width"]
+        assert driver.execute_script("return document.documentElement.scrollWidth") <= width
+        board = driver.find_element(By.CSS_SELECTOR, "#board svg").rect
+        assert 0 <= board["x"] and board["x"] + board["width"] <= width
+        assert board["width"] >= 0.8 * width  # the board takes the screen's width
+        panel = driver.find_element(By.ID, "panel").rect
+        assert panel["y"] >= board["y"] + board["height"]  # the controls go below the board
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
