@@ -2,17 +2,20 @@
 
 Modules:
 
-* ``arena.players``: the player interface and every player (random, minimax, alpha-beta, UCT,
-  solver, network + PUCT, network policy, human).
+* ``arena.players``: the baseline players (random, minimax, alpha-beta, UCT), and by re-export every
+  other player: ``arena.player_base`` (the interface), ``arena.solver_player``,
+  ``arena.network_players`` (network + PUCT, network policy), ``arena.human``.
 * ``arena.specs``: player specs, one text syntax everywhere (``alphabeta:depth=5``,
   ``mcts:model=PATH,sims=200``, ...): ``parse_spec``, ``build_player``.
-* ``arena.match``: matches with colours alternated and paired seeded openings, round-robin
-  ladders (``run_match``, ``run_ladder``).
+* The match engine: ``arena.results`` (the one result type, ``MatchResult``), ``arena.openings``
+  (paired seeded openings: game k's opening depends only on the seed and k, each played once
+  with each colour), ``arena.match`` (the sequential driver over any players, and round-robin
+  ladders: ``run_match``, ``run_ladder``) and ``arena.network_match`` (the batched driver for
+  network against network: ``run_network_match``).
 * ``arena.elo``: score with a Wilson interval, Elo difference, Bradley-Terry ladder fit.
 * ``arena.accuracy``: mistake rates against perfect play (``player_mistake_rates``,
   ``network_mistake_rates``).
-* ``arena.network_match`` and ``arena.gating``: batched network-against-network matches for
-  training's gating.
+* ``arena.gating``: training's gating (candidate against best on the batched driver).
 * ``arena.cli`` (``arena``) and ``arena.play_cli`` (``play``, including the engine protocol of
   ``docs/engine_protocol.md``).
 """

@@ -152,8 +152,9 @@ def network_actions(
     game: Game, evaluate_fn, puct_config, labelled: LabelledSet, batch_size: int = 1024, rng=None
 ) -> np.ndarray:
     """``[N]`` int64 greedy PUCT moves (most visited, lowest index on ties, no root noise), with one
-    batched ``mcts.run_puct`` per ``batch_size`` positions."""
-    from mcts import run_puct, select_actions
+    batched search per ``batch_size`` positions (``arena.network_match.search_moves``, the move
+    choice of the arena's batched driver)."""
+    from arena.network_match import search_moves
 
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
@@ -161,8 +162,7 @@ def network_actions(
     chunks = []
     for begin in range(0, len(labelled), int(batch_size)):
         states = labelled.states[begin : begin + int(batch_size)]
-        output = run_puct(game, states, evaluate_fn, puct_config, rng, add_root_noise=False)
-        chunks.append(select_actions(output.visit_counts, 0.0, rng))
+        chunks.append(search_moves(game, states, evaluate_fn, puct_config, rng))
     return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int64)
 
 

@@ -66,9 +66,10 @@ class GatingWorker:
         game_name: registry id.
         network_config: ``NetworkConfig.to_dict()``.
         puct_config: keyword arguments of ``mcts.PUCTConfig`` for both sides.
-        num_games, threshold, opening_random_plies: see ``arena.network_match.play_match`` and
-            ``gate_decision``.
-        seed: seeds the opening randomisation (each match draws fresh openings).
+        num_games, threshold, opening_random_plies: see ``arena.network_match.run_network_match``
+            (``opening_plies``) and ``gate_decision``.
+        seed: seeds the openings: each match draws its own opening seed from one generator, and
+            within a match games 2p and 2p+1 share pair p's opening, once with each colour.
     """
 
     def __init__(
@@ -113,7 +114,7 @@ class GatingWorker:
 
     def gate(self, candidate_version: int, candidate_weights: Mapping, best_version: int, best_weights: Mapping) -> GateResult:
         """Play the match and decide. Identical weights are refused without playing."""
-        from arena.network_match import play_match
+        from arena.network_match import run_network_match
 
         if weights_hash(candidate_weights) == weights_hash(best_weights):
             return GateResult(
@@ -123,12 +124,12 @@ class GatingWorker:
         # copies: arrays that arrive through Ray's object store are read-only views
         self.candidate.set_weights({k: np.array(_to_numpy(v)) for k, v in candidate_weights.items()}, version=candidate_version)
         self.best.set_weights({k: np.array(_to_numpy(v)) for k, v in best_weights.items()}, version=best_version)
-        match = play_match(
+        match = run_network_match(
             self.game, self.candidate.evaluate, self.best.evaluate, self.num_games, self.puct_config,
-            self.rng, self.opening_random_plies,
+            self.rng, self.opening_random_plies, names=(f"candidate {candidate_version}", f"best {best_version}"),
         )
         score, accepted = gate_decision(match.wins, match.draws, match.losses, self.threshold)
         return GateResult(
             candidate_version, best_version, match.wins, match.draws, match.losses, score, accepted,
-            match.distinct_games, sample_game=match.games[0] if match.games else "",
+            match.distinct_games, sample_game=match.games[0].moves if match.games else "",
         )

@@ -1,158 +1,47 @@
-"""Arena matches between any two players, with a per-game log, and round-robin ladders.
+"""The sequential match driver: any two players, one position at a time, and round-robin ladders.
 
 A match plays ``num_games`` games with colours alternated: A moves first in games 0, 2, 4, ...
-Games come in pairs (2k, 2k+1) that share one seeded random opening of ``opening_plies`` plies
-(after the optional ``start`` moves), so each opening is played once with each colour and a
-lucky opening favours nobody. The opening moves are drawn from the match generator; each player
-draws only from its own seeded ``rng``. Games are kept as move strings (the game's notation,
-1-based).
+Games come in pairs (2k, 2k+1) that share one seeded opening (``arena.openings``: the optional
+``start`` moves, then ``opening_plies`` random plies), so each opening is played once with each
+colour and a lucky opening favours nobody; game k's opening depends only on the match's opening
+seed and k. Each player draws only from its own seeded ``rng``. The result is the arena's one
+result type, ``arena.results.MatchResult``; games are kept as move strings (the game's notation).
+``arena.network_match`` is the batched driver for network against network.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from arena.elo import LadderRatings, MatchStatistics, fit_bradley_terry, match_statistics
-from arena.players import Player, Record
+from arena.elo import LadderRatings, fit_bradley_terry
+from arena.openings import PairedOpenings, a_moves_first, opening_seed
+from arena.player_base import Player
+from arena.results import RESULT_TEXT, GameRecord, MatchResult, Record
 from games.base import NO_WINNER, Game
 
-#: result of a game from the first player's view (PGN notation)
-RESULT_TEXT = {0: "1-0", 1: "0-1", NO_WINNER: "1/2-1/2"}
+__all__ = [
+    "RESULT_TEXT",
+    "GameRecord",
+    "LadderResult",
+    "MatchResult",
+    "Record",
+    "ladder_tables",
+    "play_game",
+    "play_match",
+    "run_ladder",
+    "run_match",
+]
 
 
-@dataclass(frozen=True)
-class GameRecord:
-    """One arena game.
-
-    Attributes:
-        index: game number from 0.
-        moves: the move string (1-based notation), opening included.
-        a_first: True if player A moved first.
-        winner: 0 (first player), 1 (second) or ``NO_WINNER`` (-1, draw).
-        opening_plies: how many of ``moves`` were the start moves and the random opening.
-    """
-
-    index: int
-    moves: str
-    a_first: bool
-    winner: int
-    opening_plies: int
-
-    @property
-    def outcome_for_a(self) -> str:
-        """``"win"``, ``"draw"`` or ``"loss"`` for player A."""
-        if self.winner == NO_WINNER:
-            return "draw"
-        return "win" if (self.winner == 0) == self.a_first else "loss"
-
-    def to_dict(self) -> dict:
-        return {
-            "index": self.index,
-            "moves": self.moves,
-            "a_first": self.a_first,
-            "winner": self.winner,
-            "result": RESULT_TEXT[self.winner],
-            "outcome_for_a": self.outcome_for_a,
-            "opening_plies": self.opening_plies,
-        }
-
-
-@dataclass
-class ArenaResult:
-    """A match from player A's side: named counts, per-colour records and the game log.
-
-    Attributes:
-        player_a, player_b: names (spec texts).
-        game: game id.
-        games: the ``GameRecord`` log, in play order.
-    """
-
-    player_a: str
-    player_b: str
-    game: str
-    games: list[GameRecord] = field(default_factory=list)
-
-    def _record(self, a_first: bool | None) -> Record:
-        record = Record()
-        for g in self.games:
-            if a_first is not None and g.a_first != a_first:
-                continue
-            outcome = g.outcome_for_a
-            if outcome == "win":
-                record.wins += 1
-            elif outcome == "draw":
-                record.draws += 1
-            else:
-                record.losses += 1
-        return record
-
-    @property
-    def as_first(self) -> Record:
-        """A's record in the games A started."""
-        return self._record(True)
-
-    @property
-    def as_second(self) -> Record:
-        """A's record in the games B started."""
-        return self._record(False)
-
-    @property
-    def wins(self) -> int:
-        return self._record(None).wins
-
-    @property
-    def draws(self) -> int:
-        return self._record(None).draws
-
-    @property
-    def losses(self) -> int:
-        return self._record(None).losses
-
-    @property
-    def num_games(self) -> int:
-        return len(self.games)
-
-    @property
-    def distinct_games(self) -> int:
-        """Number of different move strings among the games."""
-        return len({g.moves for g in self.games})
-
-    def statistics(self, confidence: float = 0.95) -> MatchStatistics:
-        """Score, Wilson interval and Elo difference for A (``arena.elo.match_statistics``)."""
-        return match_statistics(self.wins, self.draws, self.losses, confidence)
-
-    def to_dict(self, confidence: float = 0.95, include_games: bool = False) -> dict:
-        """JSON-ready summary: ``wins``, ``draws``, ``losses`` (A's side), ``score``, ``score_ci``,
-        ``elo``, ``elo_ci`` (None where infinite), ``distinct_games``, per-colour records."""
-        stats = self.statistics(confidence).to_dict()
-        out = {"player_a": self.player_a, "player_b": self.player_b, "game": self.game, **stats}
-        out["distinct_games"] = self.distinct_games
-        for label, record in (("as_first", self.as_first), ("as_second", self.as_second)):
-            out[label] = {"wins": record.wins, "draws": record.draws, "losses": record.losses}
-        if include_games:
-            out["games"] = [g.to_dict() for g in self.games]
-        return out
-
-
-def _random_opening(game: Game, state: tuple, num_plies: int, rng: np.random.Generator) -> list[int]:
-    moves = []
-    for _ in range(num_plies):
-        legal = game.actions(state)
-        if not legal:
-            break
-        action = int(legal[rng.integers(len(legal))])
-        moves.append(action)
-        state = game.result(state, action)
-    return moves
-
-
-def play_one(game: Game, first: Player, second: Player, opening: list[int]) -> tuple[int, list[int]]:
-    """Play from the start position through ``opening``, then let the players move.
+def play_game(game: Game, first: Player, second: Player, opening=()) -> tuple[int, list[int]]:
+    """Play one game from the start position through ``opening``; then ``first`` and ``second``
+    move in turn (``first`` is player 0, who moves first from the start position).
 
     Returns:
-        ``(winner, actions)``: 0, 1 or ``NO_WINNER``, and every action played (opening included).
+        ``(winner, actions)``: ``winner`` is 0 or 1 (the winning player's index) or
+        ``NO_WINNER`` (-1) for a draw; ``actions`` lists every move played, opening included.
 
     Raises:
         ValueError: if a player returns an illegal action (naming the player and the action).
@@ -169,12 +58,19 @@ def play_one(game: Game, first: Player, second: Player, opening: list[int]) -> t
         legal = game.actions(state)
         if action not in legal:
             raise ValueError(
-                f"{players[mover].name} chose illegal action {action!r}; expected one of {legal}"
+                f"{players[mover].name} (player {mover}) chose illegal action {action!r}; "
+                f"expected one of {legal}"
             )
         actions.append(int(action))
         state = game.result(state, action)
     utility = game.utility(state, 0)
     return (0 if utility > 0 else 1 if utility < 0 else NO_WINNER), actions
+
+
+def _check_num_games(num_games) -> int:
+    if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
+        raise ValueError(f"num_games must be an integer >= 1, got {num_games!r}")
+    return int(num_games)
 
 
 def run_match(
@@ -186,53 +82,61 @@ def run_match(
     opening_plies: int = 2,
     start: str = "",
     on_game=None,
-) -> ArenaResult:
+) -> MatchResult:
     """Play ``num_games`` games of A against B, colours alternated, paired seeded openings.
 
     Args:
         num_games: >= 1.
-        rng: ``numpy.random.Generator`` for the random openings (and nothing else).
-        opening_plies: uniformly random plies after ``start``, >= 0; drawn once per pair of games.
+        rng: ``numpy.random.Generator``; one number drawn from it seeds the openings
+            (``arena.openings.opening_seed``), nothing else.
+        opening_plies: uniformly random plies after ``start``, >= 0; one opening per pair of games.
         start: a move string every game starts from (the game's notation), ``""`` for the start
             position.
         on_game: optional callback ``on_game(record)`` after each game (progress display).
 
     Returns:
-        ``ArenaResult``.
+        ``MatchResult``.
 
     Raises:
         ValueError: if ``num_games`` < 1, ``opening_plies`` < 0, ``rng`` is not a Generator,
             ``start`` is not a legal move string of a game in progress, or a player moves illegally.
     """
-    if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
-        raise ValueError(f"num_games must be an integer >= 1, got {num_games!r}")
-    if (
-        isinstance(opening_plies, bool)
-        or not isinstance(opening_plies, (int, np.integer))
-        or opening_plies < 0
-    ):
-        raise ValueError(f"opening_plies must be an integer >= 0, got {opening_plies!r}")
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")  # noqa: TRY004 (project rule: ValueError)
-    start_actions = game.parse_moves(start) if start else []
-    state = game.initial_state()
-    for action in start_actions:
-        state = game.result(state, action)
-    if game.terminal_test(state):
-        raise ValueError(f"start position {start!r} is already finished")
-    result = ArenaResult(player_a.name, player_b.name, game.name)
-    opening: list[int] = []
-    for index in range(int(num_games)):
-        if index % 2 == 0:
-            opening = start_actions + _random_opening(game, state, int(opening_plies), rng)
-        a_first = index % 2 == 0
+    num_games = _check_num_games(num_games)
+    openings = PairedOpenings(game, opening_plies, opening_seed(rng), start)
+    result = MatchResult(player_a.name, player_b.name, game.name)
+    for index in range(num_games):
+        a_first = a_moves_first(index)
+        opening = openings.opening(index)
         first, second = (player_a, player_b) if a_first else (player_b, player_a)
-        winner, actions = play_one(game, first, second, opening)
+        winner, actions = play_game(game, first, second, opening)
         record = GameRecord(index, game.format_moves(actions), a_first, winner, len(opening))
         result.games.append(record)
         if on_game is not None:
             on_game(record)
     return result
+
+
+def play_match(
+    game: Game, player_a: Player, player_b: Player, num_games: int, seed: int | None = None
+) -> MatchResult:
+    """``run_match`` from the start position without random openings, colours alternated.
+
+    Args:
+        num_games: >= 1.
+        seed: if given, both players' ``rng`` are replaced first by independent generators
+            spawned from ``numpy.random.SeedSequence(seed)`` (A gets the first), so the match is
+            reproducible whatever the players' earlier use; if None their generators are used as
+            they are.
+
+    Raises:
+        ValueError: if ``num_games`` < 1, and as ``play_game``.
+    """
+    num_games = _check_num_games(num_games)
+    if seed is not None:
+        seed_a, seed_b = np.random.SeedSequence(seed).spawn(2)
+        player_a.rng = np.random.default_rng(seed_a)
+        player_b.rng = np.random.default_rng(seed_b)
+    return run_match(game, player_a, player_b, num_games, np.random.default_rng(0), opening_plies=0)
 
 
 @dataclass
@@ -241,7 +145,7 @@ class LadderResult:
 
     Attributes:
         names: players (spec texts).
-        matches: ``{(i, j): ArenaResult}`` for ``i < j`` (i is A).
+        matches: ``{(i, j): MatchResult}`` for ``i < j`` (i is A).
         ratings: the Bradley-Terry fit, anchored on ``names[ratings.anchor]``.
     """
 

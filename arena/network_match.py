@@ -1,109 +1,98 @@
-"""A batched match between two search-backed players (network + PUCT), all games at once.
+"""The batched match driver: two search-backed players (network + PUCT), all games at once.
 
-Used by gating (candidate against best) and by the evaluation of trained models. Colours
-alternate: player A moves first in even-numbered games. Each game starts with
-``opening_random_plies`` uniformly random legal plies drawn from the seeded generator, so the
-games differ although the searches are deterministic (no root noise, greedy move choice:
-CASES D2).
+Used by gating (candidate against best) and by the evaluation of trained models. Openings,
+colours and the result are the arena's own (``arena.openings``, ``arena.results``): games
+``2p`` and ``2p + 1`` share pair ``p``'s seeded opening of ``opening_plies`` random plies, A moves
+first in the even one, and game k's opening depends only on the match's opening seed and k, not
+on the number of games. After the opening every position is searched with ``mcts.run_puct`` (no
+root noise) and the most visited move is played (ties: lowest action index), so the openings are
+what makes the games differ (arena and play searches use no Dirichlet noise; the robust child of
+Browne et al. 2012, sec. 3.3.3).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
-from games.base import NO_WINNER, Game
+from arena.openings import PairedOpenings, a_moves_first, opening_seed
+from arena.results import GameRecord, MatchResult
+from games.base import Game
 from mcts import PUCTConfig, run_puct, select_actions
 
 
-@dataclass
-class MatchResult:
-    """W/D/L from player A's side, overall and by A's colour, and the games as move strings."""
+def search_moves(
+    game: Game, states: np.ndarray, evaluate_fn, puct_config: PUCTConfig, rng: np.random.Generator
+) -> np.ndarray:
+    """Greedy PUCT moves of ``states`` (``[B, S]`` int64, all unfinished) in one batched search.
 
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    wins_as_first: int = 0
-    draws_as_first: int = 0
-    losses_as_first: int = 0
-    wins_as_second: int = 0
-    draws_as_second: int = 0
-    losses_as_second: int = 0
-    games: list[str] = field(default_factory=list)
-
-    @property
-    def num_games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def score(self) -> float:
-        """(W + D/2) / N for player A; 0.0 for an empty match."""
-        return (self.wins + 0.5 * self.draws) / self.num_games if self.num_games else 0.0
-
-    @property
-    def distinct_games(self) -> int:
-        return len(set(self.games))
+    One ``mcts.run_puct`` call without root noise; the most visited action of each row, the lowest
+    index among equally visited ones. Returns ``[B]`` int64. The arena's batched driver and
+    ``arena.accuracy.network_actions`` both choose moves this way.
+    """
+    output = run_puct(game, states, evaluate_fn, puct_config, rng, add_root_noise=False)
+    return np.asarray(select_actions(output.visit_counts, 0.0, rng), dtype=np.int64)
 
 
-def play_match(
+def run_network_match(
     game: Game,
     evaluate_a,
     evaluate_b,
     num_games: int,
     puct_config: PUCTConfig,
     rng: np.random.Generator,
-    opening_random_plies: int = 2,
+    opening_plies: int = 2,
+    names: tuple[str, str] = ("A", "B"),
 ) -> MatchResult:
     """Play ``num_games`` games of A against B, colours alternated, all games searched together.
 
     Args:
-        evaluate_a, evaluate_b: evaluators (see ``mcts.evaluators``) of the two players.
+        evaluate_a, evaluate_b: batched evaluators (see ``mcts.evaluators``) of the two players.
+        num_games: >= 1.
         puct_config: the search of both players; no root noise is added.
-        rng: draws the random opening plies (and nothing else).
+        rng: one number drawn from it seeds the openings (``arena.openings.opening_seed``); it is
+            then handed to the searches (which draw nothing without noise).
+        opening_plies: random plies opening each pair of games, >= 0.
+        names: the players' names in the result.
+
+    Returns:
+        ``MatchResult`` (game records in game-index order).
 
     Raises:
-        ValueError: if ``num_games`` < 1 or ``opening_random_plies`` < 0.
+        ValueError: if ``num_games`` < 1, ``opening_plies`` < 0 or ``rng`` is not a Generator.
     """
-    if num_games < 1:
-        raise ValueError(f"num_games must be >= 1, got {num_games}")
-    if opening_random_plies < 0:
-        raise ValueError(f"opening_random_plies must be >= 0, got {opening_random_plies}")
-    states = game.initial_states(num_games)
-    a_is_first = np.arange(num_games) % 2 == 0
-    moves = [[] for _ in range(num_games)]
-    ply = 0
+    if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
+        raise ValueError(f"num_games must be an integer >= 1, got {num_games!r}")
+    openings = PairedOpenings(game, opening_plies, opening_seed(rng))
+    num_games = int(num_games)
+    moves = [openings.opening(index) for index in range(num_games)]
+    opening_lengths = [len(m) for m in moves]
+    states = np.zeros((num_games, game.state_size), dtype=np.int64)
+    for index, opening in enumerate(moves):
+        state = game.initial_state()
+        for action in opening:
+            state = game.result(state, action)
+        states[index] = state
+    a_is_first = np.array([a_moves_first(index) for index in range(num_games)])
     while True:
         live = np.flatnonzero(~game.terminal(states))
         if len(live) == 0:
             break
         actions = np.zeros(len(live), dtype=np.int64)
-        legal = game.legal_mask(states[live])
-        if ply < opening_random_plies:
-            actions = np.where(legal, rng.random(legal.shape), -1.0).argmax(axis=1)
-        else:
-            to_play = game.to_play(states[live])
-            a_to_move = (to_play == 0) == a_is_first[live]
-            for side, evaluate in ((a_to_move, evaluate_a), (~a_to_move, evaluate_b)):
-                if side.any():
-                    output = run_puct(game, states[live[side]], evaluate, puct_config, rng, add_root_noise=False)
-                    actions[side] = select_actions(output.visit_counts, 0.0, rng)
-        stepped = game.step(states[live], actions)
-        states[live] = stepped
+        to_play = game.to_play(states[live])
+        a_to_move = (to_play == 0) == a_is_first[live]
+        for side, evaluate in ((a_to_move, evaluate_a), (~a_to_move, evaluate_b)):
+            if side.any():
+                actions[side] = search_moves(game, states[live[side]], evaluate, puct_config, rng)
+        states[live] = game.step(states[live], actions)
         for index, action in zip(live, actions):
             moves[index].append(int(action))
-        ply += 1
-    result = MatchResult()
+    result = MatchResult(names[0], names[1], game.name)
     winners = game.winner(states)
     for index in range(num_games):
-        first = bool(a_is_first[index])
-        winner = int(winners[index])
-        if winner == NO_WINNER:
-            outcome = "draws"
-        else:
-            outcome = "wins" if (winner == 0) == first else "losses"
-        setattr(result, outcome, getattr(result, outcome) + 1)
-        by_colour = f"{outcome}_as_{'first' if first else 'second'}"
-        setattr(result, by_colour, getattr(result, by_colour) + 1)
-        result.games.append(game.format_moves(moves[index]))
+        result.games.append(
+            GameRecord(
+                index, game.format_moves(moves[index]), bool(a_is_first[index]), int(winners[index]),
+                opening_lengths[index],
+            )
+        )
     return result

@@ -7,20 +7,20 @@ A player is anything with a ``name``, a seeded ``rng`` (``numpy.random.Generator
 visited root child, the robust child of Browne et al. 2012, sec. 3.3.3). The other players live in
 their own modules and are importable from here too: ``SolverPlayer`` (``arena.solver_player``),
 ``MCTSPlayer``/``PolicyPlayer``/``Analysis`` (``arena.network_players``), ``HumanPlayer``
-(``arena.human``).
+(``arena.human``); so are ``play_game``, ``play_match``, ``MatchResult`` and ``Record`` of the match
+driver (``arena.match``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from arena.human import HumanPlayer, HumanQuit, parse_move_token
+from arena.match import MatchResult, Record, play_game, play_match
 from arena.network_players import Analysis, MCTSPlayer, PolicyPlayer
 from arena.player_base import Player, legal_actions, make_rng
 from arena.solver_player import SolverPlayer, exact_solver_of
-from games.base import NO_WINNER, Game
+from games.base import Game
 from search.alphabeta import ALL_ORDERING, AlphaBeta, ExpandFn, MoveOrdering, SearchResult
 from search.minimax import EvaluateFn, Minimax, NoisyActionsFn
 
@@ -208,125 +208,6 @@ def make_player(kind: str, **options) -> Player:
     if kind not in PLAYER_KINDS:
         raise ValueError(f"unknown player {kind!r}; expected one of {sorted(PLAYER_KINDS)}")
     return PLAYER_KINDS[kind](**options)
-
-
-# ------------------------------------------------------------------------------------ matches
-def play_game(game: Game, player_0: Player, player_1: Player) -> tuple[int, list[int]]:
-    """Play one game from the start position; ``player_0`` moves first.
-
-    Returns:
-        ``(winner, actions)``: ``winner`` is 0 or 1 (the winning player's index) or
-        ``NO_WINNER`` (-1) for a draw; ``actions`` lists the moves played, in order.
-
-    Raises:
-        ValueError: if a player returns an illegal action (naming the player and the action).
-    """
-    players = (player_0, player_1)
-    state = game.initial_state()
-    actions: list[int] = []
-    while not game.terminal_test(state):
-        mover = game.player(state)
-        action = players[mover].select_action(game, state)
-        legal = game.actions(state)
-        if action not in legal:
-            raise ValueError(
-                f"{players[mover].name} (player {mover}) chose illegal action {action!r}; "
-                f"expected one of {legal}"
-            )
-        actions.append(int(action))
-        state = game.result(state, action)
-    utility = game.utility(state, 0)
-    winner = 0 if utility > 0 else 1 if utility < 0 else NO_WINNER
-    return winner, actions
-
-
-@dataclass
-class Record:
-    """Wins, draws and losses of one player over some games."""
-
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-
-@dataclass
-class MatchResult:
-    """Outcome of ``play_match`` from player A's side.
-
-    Attributes:
-        player_a, player_b: the players' names.
-        as_first: A's record in the games where A moved first.
-        as_second: A's record in the games where A moved second.
-    """
-
-    player_a: str
-    player_b: str
-    as_first: Record
-    as_second: Record
-
-    @property
-    def wins(self) -> int:
-        return self.as_first.wins + self.as_second.wins
-
-    @property
-    def draws(self) -> int:
-        return self.as_first.draws + self.as_second.draws
-
-    @property
-    def losses(self) -> int:
-        return self.as_first.losses + self.as_second.losses
-
-    @property
-    def num_games(self) -> int:
-        return self.as_first.games + self.as_second.games
-
-    @property
-    def score(self) -> float:
-        """A's score per game in ``[0, 1]``: (wins + draws / 2) / games."""
-        return (self.wins + 0.5 * self.draws) / self.num_games
-
-
-def play_match(
-    game: Game, player_a: Player, player_b: Player, num_games: int, seed: int | None = None
-) -> MatchResult:
-    """Play ``num_games`` games between A and B, colours alternated: A moves first in games 0, 2, ...
-
-    Args:
-        num_games: >= 1.
-        seed: if given, both players' ``rng`` are replaced first by independent generators
-            spawned from ``numpy.random.SeedSequence(seed)`` (A gets the first), so the match is
-            reproducible whatever the players' earlier use; if None their generators are used as
-            they are.
-
-    Raises:
-        ValueError: if ``num_games`` < 1, and as ``play_game``.
-    """
-    if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
-        raise ValueError(f"num_games must be an integer >= 1, got {num_games!r}")
-    if seed is not None:
-        seed_a, seed_b = np.random.SeedSequence(seed).spawn(2)
-        player_a.rng = np.random.default_rng(seed_a)
-        player_b.rng = np.random.default_rng(seed_b)
-    result = MatchResult(player_a.name, player_b.name, Record(), Record())
-    for index in range(num_games):
-        a_first = index % 2 == 0
-        first, second = (player_a, player_b) if a_first else (player_b, player_a)
-        winner, _ = play_game(game, first, second)
-        record = result.as_first if a_first else result.as_second
-        a_index = 0 if a_first else 1
-        if winner == NO_WINNER:
-            record.draws += 1
-        elif winner == a_index:
-            record.wins += 1
-        else:
-            record.losses += 1
-    return result
-
-
 
 
 __all__ = [

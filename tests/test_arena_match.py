@@ -87,6 +87,24 @@ def test_paired_openings_and_reproducibility(tictactoe):
     assert [g.moves for g in play(5).games] == [g.moves for g in result.games]
 
 
+def test_openings_depend_only_on_the_seed_and_the_game_index(tictactoe):
+    from arena.openings import PairedOpenings
+
+    def play(num_games):
+        return run_match(
+            tictactoe, RandomPlayer(rng=1), RandomPlayer(rng=2), num_games, np.random.default_rng(9), opening_plies=2
+        )
+
+    short, long = play(4), play(10)
+    assert [g.moves[:2] for g in short.games] == [g.moves[:2] for g in long.games[:4]]
+    openings = PairedOpenings(tictactoe, 2, seed=11, start="5")
+    assert openings.opening(6) == openings.opening(7) == PairedOpenings(tictactoe, 2, seed=11, start="5").opening(7)
+    assert openings.opening(6)[0] == 4  # the start move comes first
+    assert len({tuple(openings.opening(2 * pair)) for pair in range(20)}) > 1
+    with pytest.raises(ValueError, match="seed"):
+        PairedOpenings(tictactoe, 2, seed=-1)
+
+
 def test_run_match_validates(tictactoe):
     rng = np.random.default_rng(0)
     a, b = RandomPlayer(), RandomPlayer()

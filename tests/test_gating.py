@@ -8,7 +8,7 @@ import torch
 
 import games
 from arena.gating import GatingWorker, gate_decision, weights_hash
-from arena.network_match import play_match
+from arena.network_match import run_network_match
 from mcts import PUCTConfig, uniform_evaluator
 from networks import build_network
 from networks.config import NetworkConfig
@@ -71,21 +71,22 @@ def test_gating_worker_plays_the_configured_number_of_games():
 
 def test_match_alternates_colours_and_counts_by_colour():
     game = games.make("tictactoe")
-    result = play_match(
+    result = run_network_match(
         game, uniform_evaluator, uniform_evaluator, 10, PUCTConfig(num_simulations=8),
-        np.random.default_rng(1), opening_random_plies=2,
+        np.random.default_rng(1), opening_plies=2,
     )
     assert result.num_games == 10
-    assert result.wins_as_first + result.draws_as_first + result.losses_as_first == 5
-    assert result.wins_as_second + result.draws_as_second + result.losses_as_second == 5
-    assert result.wins == result.wins_as_first + result.wins_as_second
-    for index, text in enumerate(result.games):
-        state = game.states_from_moves([text])
+    assert result.as_first.wins + result.as_first.draws + result.as_first.losses == 5
+    assert result.as_second.wins + result.as_second.draws + result.as_second.losses == 5
+    assert result.wins == result.as_first.wins + result.as_second.wins
+    for index, record in enumerate(result.games):
+        state = game.states_from_moves([record.moves])
         assert game.terminal(state)[0]
     # per-game log agrees with the counts: A is first in even games
     a_wins = 0
-    for index, text in enumerate(result.games):
-        winner = game.winner(game.states_from_moves([text]))[0]
+    for index, record in enumerate(result.games):
+        winner = game.winner(game.states_from_moves([record.moves]))[0]
+        assert record.winner == winner and record.a_first == (index % 2 == 0)
         a_wins += int(winner >= 0 and (winner == 0) == (index % 2 == 0))
     assert a_wins == result.wins
 
@@ -94,5 +95,52 @@ def test_without_random_openings_identical_players_repeat_one_game():
     """Why arena games need seeded openings: deterministic searches replay the same game."""
     game = games.make("tictactoe")
     search = PUCTConfig(num_simulations=200)
-    result = play_match(game, uniform_evaluator, uniform_evaluator, 2, search, np.random.default_rng(0), 0)
+    result = run_network_match(game, uniform_evaluator, uniform_evaluator, 2, search, np.random.default_rng(0), 0)
     assert result.distinct_games == 1 and result.num_games == 2
+
+
+def _opening(record, game):
+    return game.format_moves(game.parse_moves(record.moves)[: record.opening_plies])
+
+
+def test_gating_openings_are_paired_by_colour_and_independent_of_the_match_size():
+    game = games.make("tictactoe")
+    search = PUCTConfig(num_simulations=4)
+
+    def match(num_games):
+        return run_network_match(
+            game, uniform_evaluator, uniform_evaluator, num_games, search, np.random.default_rng(3), opening_plies=2
+        )
+
+    ten, twenty = match(10), match(20)
+    for pair in range(5):
+        first, second = ten.games[2 * pair], ten.games[2 * pair + 1]
+        assert (first.a_first, second.a_first) == (True, False)
+        assert first.opening_plies == second.opening_plies == 2
+        assert _opening(first, game) == _opening(second, game)
+    assert [_opening(g, game) for g in ten.games] == [_opening(g, game) for g in twenty.games[:10]]
+    assert len({_opening(g, game) for g in twenty.games}) > 1
+
+
+def test_gating_worker_pairs_its_openings_by_colour(monkeypatch):
+    game = games.make("tictactoe")
+    torch.manual_seed(1)
+    a = build_network(_tiny_config(), game.observation_shape, game.num_actions).state_dict()
+    b = build_network(_tiny_config(), game.observation_shape, game.num_actions).state_dict()
+    worker = GatingWorker("tictactoe", _tiny_config().to_dict(), {"num_simulations": 4}, 6, 0.55, 2, seed=4)
+    from arena import network_match
+
+    played = []
+    original = network_match.run_network_match
+
+    def recording(*args, **kwargs):
+        played.append(original(*args, **kwargs))
+        return played[-1]
+
+    monkeypatch.setattr(network_match, "run_network_match", recording)
+    result = worker.gate(1, a, 0, b)
+    (match,) = played
+    assert (result.wins, result.draws, result.losses) == (match.wins, match.draws, match.losses)
+    openings = [_opening(g, game) for g in match.games]
+    assert openings[0::2] == openings[1::2]
+    assert [g.a_first for g in match.games] == [True, False] * 3

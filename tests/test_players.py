@@ -149,7 +149,10 @@ def test_play_match_alternates_colours_and_counts_from_a_side(tictactoe):
         return play_match(tictactoe, a, b, num_games)
 
     result = match(4)
-    assert result == MatchResult("A", "B", Record(wins=2), Record(losses=2))
+    assert isinstance(result, MatchResult)
+    assert (result.player_a, result.player_b, result.as_first, result.as_second) == (
+        "A", "B", Record(wins=2), Record(losses=2),
+    )
     assert (result.wins, result.draws, result.losses, result.score) == (2, 0, 2, 0.5)
 
 
