@@ -4,6 +4,7 @@ Usage::
 
     python scripts/web_screenshot.py --model runs/c4/best --moves 4453 --out docs/web.png
     python scripts/web_screenshot.py --model runs/c4/best --moves 4453 --phone --out docs/web_phone.png
+    python scripts/web_screenshot.py --model runs/othello/best --moves d3c5 --out othello.png
 
 Starts ``play --web`` on a free port of 127.0.0.1, clicks each move of ``--moves`` as the human
 (waiting for the model's reply after each), optionally asks for a hint, saves a PNG and prints one
@@ -18,16 +19,33 @@ import json
 import sys
 import time
 from pathlib import Path
+from urllib.request import urlopen
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.web.browser import start_chromium, start_server, stop_chromium, stop_server
 
 
+def split_moves(text: str, notation: list[str]) -> list[str]:
+    """``text`` cut into the game's move strings (``notation``: one per action), longest first."""
+    moves, i = [], 0
+    text = "".join(text.split())
+    by_length = sorted(notation, key=len, reverse=True)
+    while i < len(text):
+        move = next((m for m in by_length if text.startswith(m, i)), None)
+        if move is None:
+            raise SystemExit(f"--moves: no move of the game at {text[i:]!r}; moves are {' '.join(notation)}")
+        moves.append(move)
+        i += len(move)
+    return moves
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", required=True, help="export folder (a run's best/)")
-    parser.add_argument("--moves", default="", help="the human's moves to click, one character each")
+    parser.add_argument(
+        "--moves", default="", help="the human's moves to click, as a move string ('4453', 'd3c5')"
+    )
     parser.add_argument("--out", required=True, help="PNG file to write")
     parser.add_argument("--sims", type=int, default=200, help="the model's simulations per move")
     parser.add_argument("--width", type=int, default=1200)
@@ -37,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--human-second", action="store_true", help="the model moves first")
     args = parser.parse_args(argv)
 
+    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -52,7 +71,9 @@ def main(argv: list[str] | None = None) -> int:
             return driver.find_element(By.ID, element_id).get_attribute(name) or ""
 
         wait.until(lambda _: attribute("board", "data-ready") == "true")
-        for move in args.moves:
+        for move in split_moves(
+            args.moves, json.loads(urlopen(url + "api/info", timeout=60).read())["moves"]
+        ):
             wait.until(
                 lambda _: attribute("status", "data-turn") == "human" or attribute("status", "data-result")
             )
@@ -69,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
             driver.find_element(By.ID, "hint").click()
             wait.until(lambda _: attribute("evaluation", "data-source") == "hint")
         time.sleep(0.5)  # the evaluation bar's transition
-        driver.find_element(By.TAG_NAME, "body").click()  # no hover highlight in the picture
+        ActionChains(driver).move_to_element(driver.find_element(By.TAG_NAME, "h1")).perform()  # no hover
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         driver.save_screenshot(args.out)
         report = {

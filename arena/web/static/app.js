@@ -125,6 +125,12 @@ function render() {
   else if (game.board) drawCells(board, game, search);
   else drawFallback(board, game, search);
   if (game.board) drawButtons(board, game.controls.filter((c) => c.target === null), search);
+  if (search && game.board) {
+    const legend = html("p", { class: "legend muted" }, board);
+    legend.textContent = game.board.move_kind === "column"
+      ? "Under each column: grey, the network's prior; dark, the search's visits (the number); green, the move chosen."
+      : "Shade and numbers: the search's visits · the network's prior; green, the move chosen.";
+  }
   board.dataset.ready = "true";
   board.dataset.ply = String(game.ply);
   board.classList.toggle("wait", game.turn !== "human" || inFlight !== null);
@@ -242,7 +248,9 @@ function drawCells(container, state, search) {
   const width = b.columns * size, height = b.rows * size;
   const svg = el("svg", { viewBox: `-4 -4 ${width + 8} ${height + 8}`, role: "img",
     "aria-label": `${info.game} board` }, container);
-  el("rect", { x: -4, y: -4, width: width + 8, height: height + 8, rx: 10, fill: "var(--card)" }, svg);
+  const discs = b.stone_shape === "disc";  // a board of discs (Othello) is green and fully ruled
+  el("rect", { x: -4, y: -4, width: width + 8, height: height + 8, rx: 10, fill: discs ? "#2f7d4f" : "var(--card)" }, svg);
+  const ink = discs ? "#173d27" : "var(--ink)";
   const byMove = shares(search);
   const winning = new Set(b.winning_cells);
   const targets = new Map(state.controls.map((c) => [c.target, c]));
@@ -262,8 +270,19 @@ function drawCells(container, state, search) {
     if (b.cells[cell] !== -1) stone(svg, x + size / 2, y + size / 2 - 4, size * 0.36, b.cells[cell], b.stone_shape);
     if (state.last_target === cell) el("circle", { cx: x + 12, cy: y + 12, r: 4, fill: "rgba(0,0,0,0.35)" }, svg);
   }
-  for (let i = 1; i < b.columns; i++) el("line", { x1: i * size, y1: 6, x2: i * size, y2: height - 6, stroke: "var(--ink)", "stroke-width": 3, "stroke-linecap": "round" }, svg);
-  for (let i = 1; i < b.rows; i++) el("line", { x1: 6, y1: i * size, x2: width - 6, y2: i * size, stroke: "var(--ink)", "stroke-width": 3, "stroke-linecap": "round" }, svg);
+  const inset = discs ? 0 : 6;
+  const [first, last] = discs ? [0, b.columns] : [1, b.columns - 1];
+  for (let i = first; i <= last; i++) el("line", { x1: i * size, y1: inset, x2: i * size, y2: height - inset, stroke: ink, "stroke-width": 3, "stroke-linecap": "round" }, svg);
+  for (let i = discs ? 0 : 1; i <= (discs ? b.rows : b.rows - 1); i++) el("line", { x1: inset, y1: i * size, x2: width - inset, y2: i * size, stroke: ink, "stroke-width": 3, "stroke-linecap": "round" }, svg);
+  // where legality is not plain to see (fewer legal moves than empty cells), mark the legal cells
+  const legal = state.controls.filter((c) => c.legal && c.target !== null);
+  const empty = b.cells.filter((c) => c === -1).length;
+  if (state.turn === "human" && legal.length < empty) {
+    for (const c of legal) {
+      const x = (c.target % b.columns) * size, y = Math.floor(c.target / b.columns) * size;
+      el("circle", { cx: x + size / 2, cy: y + size / 2 - 4, r: size * 0.1, fill: "rgba(0,0,0,0.28)", class: "legal-dot" }, svg);
+    }
+  }
   for (const control of state.controls.filter((c) => c.target !== null)) {
     const x = (control.target % b.columns) * size, y = Math.floor(control.target / b.columns) * size;
     const hit = el("rect", { x, y, width: size, height: size, class: "move", "data-move": control.move,
@@ -284,7 +303,7 @@ function drawFallback(container, state, search) {
 function drawButtons(container, controls, search, columns = 4) {
   if (controls.length === 0) return;
   const grid = html("div", { class: "grid-moves" }, container);
-  grid.style.gridTemplateColumns = `repeat(${Math.min(columns, controls.length)}, 1fr)`;
+  grid.style.gridTemplateColumns = `repeat(${Math.min(columns, controls.length)}, minmax(0, ${controls.length < columns ? "8rem" : "1fr"}))`;
   const byMove = shares(search);
   for (const control of controls) {
     const button = html("button", { type: "button", class: "move", "data-move": control.move,
@@ -315,7 +334,10 @@ function drawSearch(search) {
     ? `Hint: ${search.best_move}`
     : `Model played ${search.best_move} at move ${search.ply + 1}`;
   const budget = search.searched ? `${search.simulations} simulations` : "network policy only";
-  const sign = (v) => (v > 0 ? "+" : "") + v.toFixed(2);
+  const sign = (v) => {
+    const rounded = Math.round(v * 100) / 100 || 0;  // || 0: never "-0.00"
+    return (rounded > 0 ? "+" : "") + rounded.toFixed(2);
+  };
   const values = search.searched
     ? `search ${sign(search.value)}, network ${sign(search.network_value)}`
     : `network ${sign(search.network_value)}`;
