@@ -24,6 +24,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -85,6 +86,28 @@ class BoardView:
             raise ValueError(f"expected stone_shape {MARKS!r} or {DISCS!r}, got {self.stone_shape!r}")
         if any(not 0 <= cell < num_cells for cell in self.winning_cells):
             raise ValueError(f"expected winning cells in [0, {num_cells}), got {list(self.winning_cells)}")
+
+
+class CompiledRules(NamedTuple):
+    """The rules on one state as Numba-compiled functions, for searches that run inside compiled code.
+
+    Each field is an ``@njit`` function on one state row ``state`` (``[S]`` int64):
+
+    * ``legal(state, out) -> int``: writes the legal mask into ``out`` (``[A]`` bool, True = legal,
+      all False for a finished state) and returns the number of legal actions;
+    * ``step(state, action, out)``: writes the successor after the legal ``action`` into ``out``
+      (``[S]`` int64; ``out`` is not ``state``); no checks;
+    * ``is_terminal(state) -> bool``;
+    * ``winner(state) -> int``: 0 or 1 for a won game, ``NO_WINNER`` (-1) for a draw or an
+      unfinished game;
+    * ``to_play(state) -> int``: 0 or 1.
+    """
+
+    legal: object
+    step: object
+    is_terminal: object
+    winner: object
+    to_play: object
 
 
 class Game(ABC):
@@ -170,6 +193,14 @@ class Game(ABC):
         to_play = self.to_play(states).astype(np.int16)
         value = np.where(winner == NO_WINNER, 0.0, np.where(winner == to_play, 1.0, -1.0))
         return value.astype(np.float32)
+
+    def compiled_rules(self) -> CompiledRules | None:
+        """The rules on one state as Numba functions (``CompiledRules``), or None (the default).
+
+        Compiled single-tree searches (``mcts.uct_compiled``) need them; without them the
+        searches fall back to the batched API.
+        """
+        return None
 
     # ------------------------------------------------------------------ symmetries
     @property

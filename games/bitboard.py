@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from games.base import EMPTY_CELL, Game, check_batch
+from games.base import EMPTY_CELL, CompiledRules, Game, check_batch
 
 CURRENT, MASK, PLY, STATUS = 0, 1, 2, 3
 STATE_SIZE = 4
@@ -93,6 +93,34 @@ def cell_owners(state, cell_bits, win_lines) -> tuple[tuple[int, ...], tuple[int
         if stones & int(line) == int(line):
             won |= int(line)
     return owners, tuple(i for i, bit in enumerate(cell_bits) if won >> bit & 1)
+
+
+@njit(cache=True)
+def is_terminal_one(state):
+    """``TERMINAL-TEST`` of one ``[4]`` int64 state row, compiled."""
+    return state[STATUS] != ONGOING
+
+
+@njit(cache=True)
+def winner_one(state):
+    """0 or 1 for a won game, -1 for a draw or an unfinished one: one ``[4]`` int64 row, compiled."""
+    status = state[STATUS]
+    if status == FIRST_PLAYER_WON:
+        return 0
+    if status == SECOND_PLAYER_WON:
+        return 1
+    return -1
+
+
+@njit(cache=True)
+def to_play_one(state):
+    """The player to move (0 or 1) of one ``[4]`` int64 state row, compiled."""
+    return state[PLY] & 1
+
+
+def compiled_rules(legal_one, step_one) -> CompiledRules:
+    """``games.base.CompiledRules`` of a bitboard game from its two per-game compiled functions."""
+    return CompiledRules(legal_one, step_one, is_terminal_one, winner_one, to_play_one)
 
 
 class BitboardGame(Game):

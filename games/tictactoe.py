@@ -102,6 +102,36 @@ def _legal_kernel(states, out):
     return out
 
 
+@njit(cache=True)
+def _legal_one(state, out):
+    count = 0
+    finished = state[3] != 0
+    for a in range(9):
+        legal = not finished and ((state[1] >> a) & 1) == 0
+        out[a] = legal
+        count += legal
+    return count
+
+
+@njit(cache=True)
+def _step_one(state, a, out):
+    current = state[0]
+    mask = state[1]
+    ply = state[2]
+    mover = current | (np.int64(1) << a)
+    status = 0
+    for i in range(WIN_LINES.shape[0]):
+        if (mover & WIN_LINES[i]) == WIN_LINES[i]:
+            status = 1 + (ply & 1)
+            break
+    if status == 0 and ply + 1 == 9:
+        status = 3
+    out[0] = current ^ mask
+    out[1] = mask | (np.int64(1) << a)
+    out[2] = ply + 1
+    out[3] = status
+
+
 class TicTacToe(bb.BitboardGame):
     """Tic-tac-toe: 9 actions, observation ``(2, 3, 3)``, 8 symmetries (the dihedral group)."""
 
@@ -145,6 +175,9 @@ class TicTacToe(bb.BitboardGame):
 
     def _step_kernel(self, states, actions, out):
         return _step_kernel(states, actions, WIN_LINES, out)
+
+    def compiled_rules(self) -> bb.CompiledRules:
+        return bb.compiled_rules(_legal_one, _step_one)
 
     def observation(self, states: np.ndarray) -> np.ndarray:
         bb.check_batch(self, states)

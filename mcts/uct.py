@@ -18,11 +18,12 @@ import math
 
 import numpy as np
 
-from games.base import Game
+from games.base import Game, check_batch
 from mcts import _kernels
 from mcts.evaluators import EvaluateFn, random_rollout_evaluator
 from mcts.search import SearchOutput, _search
 from mcts.tree import Tree
+from mcts.uct_compiled import compiled_uct_search
 
 #: The usual UCB1 exploration constant on [0, 1] results (about sqrt(2)).
 DEFAULT_UCT_C = 1.4
@@ -57,10 +58,7 @@ def run_uct(
         ValueError: for ``num_simulations`` < 1, ``c`` < 0 or non-finite, ``num_rollouts`` < 1,
             and as ``run_puct``.
     """
-    if isinstance(num_simulations, bool) or not isinstance(num_simulations, (int, np.integer)) or num_simulations < 1:
-        raise ValueError(f"expected an int num_simulations >= 1, got {num_simulations!r}")
-    if not (math.isfinite(c) and c >= 0):
-        raise ValueError(f"expected c finite and >= 0, got {c}")
+    _check_options(num_simulations, c)
     if evaluate_fn is None:
         evaluate_fn = random_rollout_evaluator(game, rng, num_rollouts)
     return _search(
@@ -70,12 +68,21 @@ def run_uct(
     )
 
 
+def _check_options(num_simulations, c) -> None:
+    if isinstance(num_simulations, bool) or not isinstance(num_simulations, (int, np.integer)) or num_simulations < 1:
+        raise ValueError(f"expected an int num_simulations >= 1, got {num_simulations!r}")
+    if not (math.isfinite(c) and c >= 0):
+        raise ValueError(f"expected c finite and >= 0, got {c}")
+
+
 def uct_search(
     game: Game, state_row: np.ndarray, num_simulations: int, rng: np.random.Generator, c: float = DEFAULT_UCT_C
 ) -> tuple[int, np.ndarray]:
     """UCT for one state, for a baseline player: returns ``(action, visit_counts [A] int32)``.
 
-    The action is the most visited root child, the lowest index on ties.
+    The action is the most visited root child, the lowest index on ties. A game with compiled
+    rules (``Game.compiled_rules``) is searched in one compiled call (``mcts.uct_compiled``, the
+    same algorithm on one tree); any other game by ``run_uct`` on a batch of one.
 
     Raises:
         ValueError: if ``state_row`` is not one ``[S]`` (or ``[1, S]``) state, and as ``run_uct``.
@@ -85,6 +92,14 @@ def uct_search(
         row = row[None, :]
     if row.shape != (1, game.state_size):
         raise ValueError(f"expected one state of shape [{game.state_size}], got {np.asarray(state_row).shape}")
-    output = run_uct(game, row.astype(np.int64), num_simulations, rng, c)
+    row = row.astype(np.int64)
+    if game.compiled_rules() is not None:
+        _check_options(num_simulations, c)
+        check_batch(game, row)
+        if game.terminal(row)[0]:
+            raise ValueError("the root state must not be terminal")
+        action, counts, _, _ = compiled_uct_search(game, row[0], int(num_simulations), rng, float(c))
+        return action, counts
+    output = run_uct(game, row, num_simulations, rng, c)
     counts = output.visit_counts[0]
     return int(np.argmax(counts)), counts

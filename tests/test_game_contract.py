@@ -72,6 +72,34 @@ def test_random_playout_invariants(name, choices):
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
+def test_compiled_rules_agree_with_the_batched_rules_on_random_games(name):
+    game = games.make(name)
+    rules = game.compiled_rules()
+    if rules is None:
+        pytest.skip(f"{name} has no compiled rules (optional)")
+    rng = np.random.default_rng(0)
+    legal = np.zeros(game.num_actions, dtype=np.bool_)
+    out = np.zeros(game.state_size, dtype=np.int64)
+    for _ in range(20):
+        state = game.initial_states(1)
+        while True:
+            count = rules.legal(state[0], legal)
+            assert legal.tolist() == game.legal_mask(state)[0].tolist()
+            assert count == legal.sum()
+            assert rules.is_terminal(state[0]) == game.terminal(state)[0]
+            assert rules.winner(state[0]) == game.winner(state)[0]
+            assert rules.to_play(state[0]) == game.to_play(state)[0]
+            if game.terminal(state)[0]:
+                break
+            action = int(rng.choice(np.flatnonzero(legal)))
+            before = state.copy()
+            rules.step(state[0], action, out)
+            np.testing.assert_array_equal(state, before)
+            state = game.step(state, np.array([action]))
+            assert out.tolist() == state[0].tolist()
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
 def test_step_does_not_mutate_input(name):
     game = games.make(name)
     state = game.initial_states(2)

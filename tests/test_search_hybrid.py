@@ -74,7 +74,7 @@ def test_exact_value_network_plays_every_tictactoe_position_perfectly_at_depth_o
 def test_a_constant_zero_network_gives_the_terminal_only_search_on_tictactoe(tictactoe):
     # random priors reorder the moves; the score and the move must not change
     rng = np.random.default_rng(3)
-    priors_fn = lambda state: rng.random(tictactoe.num_actions)  # noqa: E731
+    priors_fn = lambda state: rng.random(tictactoe.num_actions)
     for state in _random_positions(tictactoe, 0, 60, 8):
         for depth in (1, 2, 3, 5):
             network = NetworkEvaluation(tictactoe, _state_stub(lambda s: 0.0, priors_fn))

@@ -73,6 +73,34 @@ def _legal_kernel(states, out):
     return out
 
 
+@njit(cache=True)
+def _legal_one(state, out):
+    count = 0
+    finished = state[3] != 0
+    for a in range(7):
+        legal = not finished and (state[1] & (np.int64(1) << (5 + 7 * a))) == 0
+        out[a] = legal
+        count += legal
+    return count
+
+
+@njit(cache=True)
+def _step_one(state, a, out):
+    current = state[0]
+    mask = state[1]
+    ply = state[2]
+    new_mask = mask | (mask + (np.int64(1) << (7 * a)))
+    status = 0
+    if four(current | (new_mask ^ mask)):
+        status = 1 + (ply & 1)
+    elif ply + 1 == 42:
+        status = 3
+    out[0] = current ^ mask
+    out[1] = new_mask
+    out[2] = ply + 1
+    out[3] = status
+
+
 class ConnectFour(bb.BitboardGame):
     """Connect Four: 7 actions, observation ``(2, 6, 7)`` (image row 0 = top), 2 symmetries."""
 
@@ -90,6 +118,9 @@ class ConnectFour(bb.BitboardGame):
 
     def _step_kernel(self, states, actions, out):
         return _step_kernel(states, actions, out)
+
+    def compiled_rules(self) -> bb.CompiledRules:
+        return bb.compiled_rules(_legal_one, _step_one)
 
     def observation(self, states: np.ndarray) -> np.ndarray:
         bb.check_batch(self, states)

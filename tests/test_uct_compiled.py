@@ -1,0 +1,93 @@
+"""The compiled single-tree UCT (mcts/uct_compiled.py); the compiled rules are in the game contract test."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers_games import CycleGame
+
+import games
+from games.tictactoe import TicTacToe
+from mcts import run_uct, uct_search
+from mcts.uct_compiled import compiled_uct_search
+
+TICTACTOE = games.make("tictactoe")
+CONNECT4 = games.make("connect4")
+
+P1 = "X X . / O O . / . . ."  # X to move, wins at 2
+P2 = "X X . / O . . / . . ."  # O to move, must block at 2
+P5 = "X O X / X O O / O X ."  # X to move, only move 8 (draw)
+
+
+def row(drawing: str) -> np.ndarray:
+    return np.array(TICTACTOE.state_from_board(drawing), dtype=np.int64)
+
+
+def test_compiled_uct_takes_the_win_with_an_exact_q_value():
+    rng = np.random.default_rng(0)
+    action, counts, q_values, _ = compiled_uct_search(TICTACTOE, row(P1), 300, rng, 1.4)
+    assert action == 2
+    assert counts.sum() == 300
+    # the child after 2 is finished, X won: its exact value is backed up every time
+    assert q_values[2] == 1.0
+    assert not np.isnan(q_values[[2, 5, 6, 7, 8]]).any()  # every legal move was tried
+    assert np.isnan(q_values[[0, 1, 3, 4]]).all()  # occupied cells: never visited
+
+
+def test_compiled_uct_blocks_and_tries_every_move_first():
+    rng = np.random.default_rng(1)
+    _, counts, _, _ = compiled_uct_search(TICTACTOE, TICTACTOE.initial_states(1)[0], 9, rng, 1.4)
+    assert counts.tolist() == [1] * 9
+    action, counts, _, _ = compiled_uct_search(TICTACTOE, row(P2), 2000, rng, 1.4)
+    assert action == 2
+    assert counts[2] == counts.max()
+
+
+def test_compiled_uct_only_move_draws_exactly():
+    rng = np.random.default_rng(2)
+    action, counts, q_values, root_value = compiled_uct_search(TICTACTOE, row(P5), 50, rng, 1.4)
+    assert action == 8
+    assert counts.tolist() == [0] * 8 + [50]
+    assert q_values[8] == 0.0
+    assert root_value == 0.0
+
+
+def test_compiled_uct_is_reproducible_from_the_generator():
+    state = CONNECT4.initial_states(1)[0]
+    first = compiled_uct_search(CONNECT4, state, 500, np.random.default_rng(7), 1.4)[1]
+    again = compiled_uct_search(CONNECT4, state, 500, np.random.default_rng(7), 1.4)[1]
+    other = compiled_uct_search(CONNECT4, state, 500, np.random.default_rng(8), 1.4)[1]
+    assert first.tolist() == again.tolist()
+    assert first.tolist() != other.tolist()
+    assert first.sum() == 500
+
+
+def test_compiled_and_batched_uct_agree_on_the_root_values():
+    # same algorithm, different random streams: Q of the centre of the empty board after 4000
+    # simulations agrees within sampling error (random playouts: about 0.3 for X)
+    rng = np.random.default_rng(3)
+    state = TICTACTOE.initial_states(1)
+    _, counts, _, root_value = compiled_uct_search(TICTACTOE, state[0], 4000, rng, 1.4)
+    batched = run_uct(TICTACTOE, state, 4000, rng, 1.4)
+    assert abs(root_value - float(batched.root_values[0])) < 0.1
+    assert int(np.argmax(counts)) in (0, 2, 4, 6, 8)  # centre or a corner, as with the batched UCT
+    assert int(np.argmax(batched.visit_counts[0])) in (0, 2, 4, 6, 8)
+
+
+def test_uct_search_uses_the_batched_search_for_a_game_without_compiled_rules():
+    cycle = CycleGame(move_cap=50, num_actions=2)
+    assert cycle.compiled_rules() is None
+    action, counts = uct_search(cycle, cycle.initial_states(1)[0], 20, np.random.default_rng(0))
+    assert counts.sum() == 20
+    assert action in (0, 1)
+    with pytest.raises(ValueError, match="no compiled rules"):
+        compiled_uct_search(cycle, cycle.initial_states(1)[0], 20, np.random.default_rng(0), 1.4)
+
+
+def test_a_playout_longer_than_the_game_is_refused():
+    class ShortTicTacToe(TicTacToe):
+        max_game_length = 3
+
+    game = ShortTicTacToe()
+    with pytest.raises(ValueError, match="longer than max_game_length=3"):
+        uct_search(game, game.initial_states(1)[0], 10, np.random.default_rng(0))
