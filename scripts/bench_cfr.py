@@ -28,16 +28,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from games import imperfect
 from search.best_response import nash_conv
 from search.cfr import CFRSolver
 from search.game_tree import build_tree
 
-OPENSPIEL_NAMES = {"kuhn": "kuhn_poker", "leduc": "leduc_poker"}
-
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", default="leduc", choices=sorted(OPENSPIEL_NAMES))
+    parser.add_argument("--game", default="leduc", choices=imperfect.names())
     parser.add_argument("--iterations", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--cpu", type=int, default=0, help="core to pin to (-1: do not pin)")
@@ -77,7 +76,7 @@ def main(argv=None) -> int:
     tree = build_tree(args.game)
     build_seconds = time.perf_counter() - start
     CFRSolver(tree, "cfr+").iterate(1)  # compile (or load) the kernels
-    game = pyspiel.load_game(OPENSPIEL_NAMES[args.game])
+    game = pyspiel.load_game(tree.game.openspiel_name)
     ours, theirs = [], []
     for _ in range(args.repeat):
         seconds, solver = run_ours(tree, args.iterations)

@@ -11,7 +11,7 @@ Writes ``OUT_DIR/hidden_information.png`` (log-log, one panel per game, matplotl
 ``OUT_DIR/hidden_information.json``; prints the JSON too.
 
 Usage: ``python scripts/hidden_information_curves.py [--max-iterations 10000]
-[--mccfr-max-iterations 100000] [--seed 0] [--out-dir docs]``
+[--mccfr-max-iterations 1000000] [--seed 0] [--out-dir docs]``
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def measure(max_iterations: int, mccfr_max_iterations: int, seed: int) -> dict:
     result = {"seed": seed, "games": {}}
     for name in GAMES:
         tree = build_tree(name)
-        entry = {"uniform_nash_conv": nash_conv(tree, tree.uniform_policy()), "curves": {}}
+        entry = {"title": tree.game.title, "uniform_nash_conv": nash_conv(tree, tree.uniform_policy()), "curves": {}}
         for algorithm in SOLVERS:
             maximum = mccfr_max_iterations if algorithm == "mccfr" else max_iterations
             data = curve(tree, algorithm, maximum, seed)
@@ -96,7 +96,7 @@ def plot(result: dict, path: Path) -> None:
                      label=f"PIMC ({entry['pimc_nash_conv']:.3f})")
         axis.axhline(entry["uniform_nash_conv"], color="grey", linestyle=":",
                      label=f"uniform ({entry['uniform_nash_conv']:.3f})")
-        axis.set_title({"kuhn": "Kuhn poker", "leduc": "Leduc hold'em"}[name])
+        axis.set_title(entry["title"])
         axis.set_xlabel("iterations")
         axis.set_ylabel("NashConv (chips)")
         axis.grid(True, which="major", alpha=0.3)
@@ -109,7 +109,7 @@ def plot(result: dict, path: Path) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-iterations", type=int, default=10_000)
-    parser.add_argument("--mccfr-max-iterations", type=int, default=100_000)
+    parser.add_argument("--mccfr-max-iterations", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out-dir", type=Path, default=Path(__file__).resolve().parents[1] / "docs")
     args = parser.parse_args(argv)

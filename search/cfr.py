@@ -143,15 +143,16 @@ def _resolve(tree: TreeArrays, node, player, sampled):  # pragma: no cover - com
 
 
 @njit(cache=True)
-def _external_sampling(tree: TreeArrays, player, regret, strategy_sum, uniforms, sigma, value, sampled, stack):  # pragma: no cover
-    """One external-sampling traversal for ``player``; returns the root's sampled value.
+def _external_sampling(tree: TreeArrays, player, regret, strategy_sum, uniforms, position, sigma, value, sampled, stack):  # pragma: no cover
+    """One external-sampling traversal for ``player``; returns the next unused index of ``uniforms``.
 
     Lanctot et al. 2009, algorithm 1, as a depth-first walk with an explicit stack in the order of
     the recursive algorithm: a traverser's node is pushed, then popped again as ``-(node + 1)``
     once its children are done, to back their values up and update its regrets. A chance or
-    opponent node's value is its sampled child's (``_resolve``). ``uniforms`` `[N]`: one U[0, 1)
-    draw per node, used where the node samples its child (a node is visited at most once per
-    traversal). ``value`` `[N]`, ``sampled`` `[N]`, ``sigma`` `[A]` and ``stack`` `[2N]` are scratch.
+    opponent node's value is its sampled child's (``_resolve``). ``uniforms``: a stream of U[0, 1)
+    draws, one taken from ``position`` on at each chance or opponent node visited (fewer than the
+    tree's internal nodes per traversal). ``value`` `[N]`, ``sampled`` `[N]`, ``sigma`` `[A]` and
+    ``stack`` `[2N]` are scratch.
     """
     sign = 1.0 if player == 0 else -1.0
     top = 0
@@ -186,7 +187,8 @@ def _external_sampling(tree: TreeArrays, player, regret, strategy_sum, uniforms,
                 top += 1
                 stack[top] = child
             continue
-        uniform = uniforms[node]  # chance or the opponent: sample one child
+        uniform = uniforms[position]  # chance or the opponent: sample one child
+        position += 1
         cumulative = 0.0
         chosen = stop - 1
         if kind == CHANCE_NODE:
@@ -208,25 +210,34 @@ def _external_sampling(tree: TreeArrays, player, regret, strategy_sum, uniforms,
         sampled[node] = chosen
         top += 1
         stack[top] = chosen
-    return value[_resolve(tree, 0, player, sampled)]
+    return position
 
 
 @njit(cache=True)
-def _run_mccfr(tree: TreeArrays, regret, strategy_sum, uniforms):  # pragma: no cover - compiled
-    """``uniforms.shape[0]`` iterations; ``uniforms`` `[T, 2, N]` float64 in [0, 1)."""
+def _run_mccfr(tree: TreeArrays, regret, strategy_sum, uniforms, position, num_iterations, draws_per_iteration):  # pragma: no cover
+    """Up to ``num_iterations`` iterations, while ``uniforms`` (a 1-D stream of U[0, 1) draws)
+    still holds ``draws_per_iteration`` unused draws from ``position``; returns
+    ``(iterations done, next unused position)``."""
     num_nodes = tree.kind.shape[0]
     sigma = np.zeros(regret.shape[1])
     value = np.zeros(num_nodes)
     sampled = np.zeros(num_nodes, dtype=np.int64)
     stack = np.zeros(2 * num_nodes + 1, dtype=np.int64)
-    for iteration in range(uniforms.shape[0]):
+    done = 0
+    while done < num_iterations and position + draws_per_iteration <= uniforms.shape[0]:
         for player in range(2):
-            _external_sampling(tree, player, regret, strategy_sum, uniforms[iteration, player], sigma, value,
-                               sampled, stack)
+            position = _external_sampling(tree, player, regret, strategy_sum, uniforms, position, sigma, value,
+                                          sampled, stack)
+        done += 1
+    return done, position
 
 
 class CFRSolver:
     """Tabular CFR, CFR+ or external-sampling MCCFR on a ``GameTree``.
+
+    MCCFR takes its U[0, 1) draws from ``rng`` in blocks and uses them in order, so a run depends
+    only on the generator's seed and the number of iterations, not on how they are split into
+    ``iterate`` calls.
 
     Args:
         tree: the game's flat tree (``search.game_tree.build_tree``).
@@ -242,6 +253,9 @@ class CFRSolver:
         ValueError: for an unknown algorithm, or ``"mccfr"`` without a generator.
     """
 
+    #: draws fetched from the generator at a time by MCCFR
+    UNIFORM_BLOCK = 1 << 16
+
     def __init__(self, tree: GameTree, algorithm: str = "cfr+", rng: np.random.Generator | None = None):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"expected an algorithm in {list(ALGORITHMS)}, got {algorithm!r}")
@@ -254,6 +268,8 @@ class CFRSolver:
         self.regret = np.zeros(shape)
         self.strategy_sum = np.zeros(shape)
         self._policy = tree.uniform_policy()
+        self._uniforms = np.zeros(0)
+        self._position = 0
         self.iterations = 0
 
     def iterate(self, num_iterations: int = 1) -> None:
@@ -268,11 +284,17 @@ class CFRSolver:
             return
         arrays = self.tree.arrays
         if self.algorithm == "mccfr":
-            chunk = 256
-            for start in range(0, num_iterations, chunk):
-                count = min(chunk, num_iterations - start)
-                uniforms = self.rng.random((count, 2, self.tree.num_nodes))
-                _run_mccfr(arrays, self.regret, self.strategy_sum, uniforms)
+            # one draw per chance or opponent node visited, consumed in order from one stream
+            bound = 2 * int(np.count_nonzero(arrays.kind != TERMINAL_NODE))
+            remaining = num_iterations
+            while remaining > 0:
+                if self._uniforms.shape[0] - self._position < bound:
+                    fresh = self.rng.random(max(bound, self.UNIFORM_BLOCK))
+                    self._uniforms = np.concatenate([self._uniforms[self._position:], fresh])
+                    self._position = 0
+                done, self._position = _run_mccfr(arrays, self.regret, self.strategy_sum, self._uniforms,
+                                                  self._position, remaining, bound)
+                remaining -= done
         else:
             _run_cfr(arrays, self._policy, self.regret, self.strategy_sum, self.iterations, num_iterations,
                      self.algorithm == "cfr+")

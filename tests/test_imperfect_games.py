@@ -11,8 +11,6 @@ from games import imperfect
 from games.imperfect import CHANCE, TERMINAL
 from search.game_tree import CHANCE_NODE, DECISION, TERMINAL_NODE, build_tree
 
-OPENSPIEL_NAMES = {"kuhn": "kuhn_poker", "leduc": "leduc_poker"}
-
 
 @pytest.mark.parametrize(
     ("name", "num_histories", "num_infostates"), [("kuhn", 58, 12), ("leduc", 9457, 936)]
@@ -148,7 +146,7 @@ def test_every_history_matches_openspiel(name):
         for action in children:
             walk(state + (action,), spiel_state.child(action))
 
-    walk(game.initial_state(), pyspiel.load_game(OPENSPIEL_NAMES[name]).new_initial_state())
+    walk(game.initial_state(), pyspiel.load_game(game.openspiel_name).new_initial_state())
     tree = build_tree(game)
     assert counts["histories"] == tree.num_nodes
     assert names == set(tree.infostate_names)

@@ -31,6 +31,8 @@ class ImperfectInformationGame:
         action_names: one short lowercase word per action (``"pass"``, ``"bet"``, ...).
         max_utility: the largest chips a player can win in one game.
         action_aliases: more words for actions, ``(word, action)`` pairs (``("check", 0)``).
+        title: the game's name for people (``"Kuhn poker"``).
+        openspiel_name: the same game's name in OpenSpiel (``pyspiel.load_game``), for cross-checks.
     """
 
     name: str = ""
@@ -39,6 +41,8 @@ class ImperfectInformationGame:
     action_names: tuple[str, ...] = ()
     max_utility: float = 0.0
     action_aliases: tuple[tuple[str, int], ...] = ()
+    title: str = ""
+    openspiel_name: str = ""
 
     # ----------------------------------------------------------------------- rules
     def initial_state(self) -> tuple:

@@ -22,6 +22,8 @@ class KuhnPoker(ImperfectInformationGame):
     """Kuhn poker with OpenSpiel's information-state strings and action ids (0 pass, 1 bet)."""
 
     name = "kuhn"
+    title = "Kuhn poker"
+    openspiel_name = "kuhn_poker"
     num_actions = 2
     action_names = ("pass", "bet")
     action_aliases = (("check", PASS), ("fold", PASS), ("k", PASS), ("f", PASS), ("call", BET), ("c", BET))

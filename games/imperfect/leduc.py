@@ -87,6 +87,8 @@ class LeducPoker(ImperfectInformationGame):
     """Leduc hold'em with OpenSpiel's information-state strings and action ids (fold, call, raise)."""
 
     name = "leduc"
+    title = "Leduc hold'em"
+    openspiel_name = "leduc_poker"
     num_actions = 3
     action_names = ("fold", "call", "raise")
     action_aliases = (("check", CALL), ("k", CALL), ("bet", RAISE), ("b", RAISE))
