@@ -15,7 +15,8 @@ JSON line goes to stdout::
 
 ``nash_conv`` is exact (``search/best_response.py``), in chips; ``game_value`` is the first
 player's expected chips when both players play the written policy; ``seconds`` is the solving time
-(wall clock, the NashConv computation excluded). A progress bar shows on a terminal's stderr.
+(wall clock; loading the compiled kernels and the NashConv computation excluded). A progress bar
+shows on a terminal's stderr.
 """
 
 from __future__ import annotations
@@ -72,12 +73,11 @@ def solve(game: str, algorithm: str, iterations: int, seed: int = 0, progress: b
         return tree, policy, time.perf_counter() - start
     if iterations < 1:
         raise ValueError(f"--iterations: expected an integer >= 1 for {algorithm}, got {iterations}")
+    CFRSolver(tree, algorithm, rng=np.random.default_rng(0)).iterate(1)  # compile or load the kernels: not timed
     solver = CFRSolver(tree, algorithm, rng=rng)
-    solver.iterate(1)  # the first call may compile the kernels: not counted
     start = time.perf_counter()
     chunk = max(1, iterations // 100)
     with _progress(progress, iterations) as advance:
-        advance(1)
         while solver.iterations < iterations:
             count = min(chunk, iterations - solver.iterations)
             solver.iterate(count)
