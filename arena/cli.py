@@ -91,7 +91,7 @@ def _non_negative_int(text: str) -> int:
 
 def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--game", default=None, choices=games.names(),
+        "--game", default=None, type=games.game_name_argument,
         help="game id (default: the game of the first model=PATH player, else connect4)",
     )
     parser.add_argument(

@@ -51,9 +51,15 @@ class HumanPlayer:
 
 
 def parse_move_token(game: Game, state: tuple, text: str) -> int | None:
-    """The 0-based action one move token (``"4"``, 1-based) stands for, or None if it is not legal."""
+    """The 0-based action one move token stands for, or None if it is not legal: the
+    ``game.action_to_string`` of a legal action (``"d3"``, ``"pass"`` in Othello; any case), else
+    the 1-based action number (``"4"``)."""
     text = text.strip()
+    legal = game.actions(state)
+    by_name = {game.action_to_string(a).lower(): a for a in legal}
+    if text.lower() in by_name:
+        return by_name[text.lower()]
     if not text or len(text) > 3 or not text.isdigit() or not text.isascii():
         return None
     action = int(text) - 1
-    return action if action in game.actions(state) else None
+    return action if action in legal else None

@@ -406,7 +406,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--model", required=True, metavar="PATH", help="export folder (or .pt model/checkpoint)"
     )
-    parser.add_argument("--game", choices=games.names(), help="game id (default: the model's)")
+    parser.add_argument("--game", type=games.game_name_argument, help="game id (default: the model's)")
     parser.add_argument(
         "--sims",
         type=int,

@@ -1,6 +1,8 @@
 """Game rules, batched over a leading batch axis. Imports numpy (and numba) only.
 
-``games.make("connect4")`` and ``games.make("tictactoe")`` return the game objects.
+``games.make("connect4")``, ``games.make("othello")``, ... return the game objects;
+``games.make("openspiel:SPEC")`` wraps an OpenSpiel game (``games.openspiel_adapter``; needs the
+optional ``open_spiel`` package).
 """
 
 from __future__ import annotations
@@ -20,18 +22,65 @@ def names() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def make(name: str) -> Game:
-    """Return the game registered as ``name``.
+#: the game id prefix of OpenSpiel games, ``openspiel:SPEC``
+OPENSPIEL_PREFIX = "openspiel:"
+#: the game name that, with an OpenSpiel game string beside it, stands for ``openspiel:SPEC``
+OPENSPIEL = "openspiel"
+
+
+def resolve(name: str, openspiel: str | None = None) -> str:
+    """The game id of a name and an optional OpenSpiel game string (``train``'s ``game.name`` and
+    ``game.openspiel``): ``resolve("openspiel", "hex")`` is ``"openspiel:hex"``; any other name is
+    itself.
 
     Raises:
-        ValueError: for an unknown name; the message lists the registered ones.
+        ValueError: if ``name`` is ``openspiel`` without a game string, or another name has one.
     """
+    if name == OPENSPIEL:
+        if not openspiel:
+            raise ValueError('game.name=openspiel needs game.openspiel, e.g. game.openspiel="breakthrough(rows=5,columns=5)"')
+        return OPENSPIEL_PREFIX + openspiel.strip()
+    if openspiel:
+        raise ValueError(f"game.openspiel={openspiel!r} is read only with game.name=openspiel, got game.name={name!r}")
+    return name
+
+
+def is_known(name: str) -> bool:
+    """True for a registered id or an ``openspiel:SPEC`` id (whether SPEC loads is ``make``'s test)."""
+    return name in _REGISTRY or name.startswith(OPENSPIEL_PREFIX)
+
+
+def game_name_argument(text: str) -> str:
+    """``argparse`` type of a ``--game`` option: a registered id or ``openspiel:SPEC``.
+
+    Raises:
+        argparse.ArgumentTypeError: for anything else, listing the registered ids.
+    """
+    if is_known(text):
+        return text
+    import argparse
+
+    raise argparse.ArgumentTypeError(f"expected one of {names()} or openspiel:SPEC, got {text!r}")
+
+
+def make(name: str) -> Game:
+    """Return the game registered as ``name``, or the OpenSpiel game of ``openspiel:SPEC``.
+
+    Raises:
+        ValueError: for an unknown name (the message lists the registered ones), and as
+            ``games.openspiel_adapter.OpenSpielGame`` for an OpenSpiel id (open_spiel missing,
+            a spec it cannot load, a game of a kind the project cannot play).
+    """
+    if name.startswith(OPENSPIEL_PREFIX):
+        from games.openspiel_adapter import OpenSpielGame
+
+        return OpenSpielGame(name[len(OPENSPIEL_PREFIX) :])
     if name not in _REGISTRY:
-        raise ValueError(f"unknown game {name!r}; expected one of {names()}")
+        raise ValueError(f"unknown game {name!r}; expected one of {names()} or openspiel:SPEC")
     import importlib
 
     module_name, class_name = _REGISTRY[name]
     return getattr(importlib.import_module(module_name), class_name)()
 
 
-__all__ = ["Game", "NO_WINNER", "make", "names"]
+__all__ = ["Game", "NO_WINNER", "OPENSPIEL", "OPENSPIEL_PREFIX", "game_name_argument", "is_known", "make", "names", "resolve"]

@@ -10,7 +10,14 @@ from hypothesis import strategies as st
 import games
 from games.base import CELL_MOVES, COLUMN_MOVES, EMPTY_CELL, NO_WINNER, BoardView
 
-GAME_NAMES = games.names()
+#: OpenSpiel games through games/openspiel_adapter.py, when open_spiel is installed
+OPENSPIEL_GAMES = ["openspiel:tic_tac_toe", "openspiel:connect_four", "openspiel:breakthrough(rows=5,columns=5)",
+                   "openspiel:hex(board_size=5)"]
+try:
+    import pyspiel  # noqa: F401
+except ImportError:
+    OPENSPIEL_GAMES = []
+GAME_NAMES = games.names() + OPENSPIEL_GAMES
 
 
 def random_states(game, rng, count):

@@ -19,7 +19,8 @@ from networks.config import NetworkConfig
 
 @dataclass
 class GameSchema:
-    name: str = "connect4"
+    name: str = "connect4"  # a registered id (games.names()), or "openspiel" with the key below
+    openspiel: Optional[str] = None  # with name=openspiel: an OpenSpiel game string, e.g. "breakthrough(rows=5,columns=5)"
 
 
 @dataclass
@@ -336,6 +337,16 @@ def _in_range(errors: list, key: str, value, low: float, high: float, high_open:
         errors.append(f"{key}: expected in [{low}, {high}{')' if high_open else ']'}, got {value}")
 
 
+def game_id(config: TrainSchema) -> str:
+    """The id ``games.make`` takes: ``game.name``, or ``openspiel:SPEC`` for ``game.name=openspiel``
+    with ``game.openspiel=SPEC``.
+
+    Raises:
+        ValueError: as ``games.resolve``.
+    """
+    return games.resolve(config.game.name, config.game.openspiel)
+
+
 def validate(config: TrainSchema) -> None:
     """Check values before anything starts.
 
@@ -343,8 +354,21 @@ def validate(config: TrainSchema) -> None:
         ValueError: listing every invalid key with its accepted values.
     """
     errors: list[str] = []
-    if config.game.name not in games.names():
-        errors.append(f"game.name: expected one of {games.names()}, got {config.game.name!r}")
+    try:
+        name = game_id(config)
+    except ValueError as exc:
+        errors.append(f"game: {exc}")
+    else:
+        if not games.is_known(name):
+            errors.append(
+                f"game.name: expected one of {games.names()}, got {config.game.name!r} "
+                f"(or game.name=openspiel with game.openspiel=SPEC)"
+            )
+        else:
+            try:
+                games.make(name)
+            except ValueError as exc:  # an OpenSpiel game that does not load or is refused
+                errors.append(f"game.openspiel: {exc}")
     try:
         network_config(config)
     except ValueError as exc:

@@ -35,6 +35,7 @@ from trainer import checkpoint as ckpt
 from trainer.config import (
     TrainSchema,
     arena_puct,
+    game_id,
     network_config,
     selfplay_gumbel,
     selfplay_puct,
@@ -176,7 +177,7 @@ class TrainingRun:
         validate(config)
         self.config = config
         self.run_dir = Path(run_dir)
-        self.game = games.make(config.game.name)
+        self.game = games.make(game_id(config))
         self.network_config = network_config(config)
         self.config_dict = to_dict(config)
         self.started_ray = False
