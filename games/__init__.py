@@ -83,4 +83,4 @@ def make(name: str) -> Game:
     return getattr(importlib.import_module(module_name), class_name)()
 
 
-__all__ = ["Game", "NO_WINNER", "OPENSPIEL", "OPENSPIEL_PREFIX", "game_name_argument", "is_known", "make", "names", "resolve"]
+__all__ = ["NO_WINNER", "OPENSPIEL", "OPENSPIEL_PREFIX", "Game", "game_name_argument", "is_known", "make", "names", "resolve"]
