@@ -303,3 +303,12 @@ class OpenSpielGame(Game):
     def render(self, state) -> str:
         row = np.asarray(state, dtype=np.int64)
         return str(self.openspiel_state(row))
+
+    # ------------------------------------------------------------------- hooks
+    def default_network(self, gpu: bool = False) -> dict:
+        """A ResNet (the ``Game`` default) for a board-shaped observation, else an MLP of two
+        hidden layers (128 units on a CPU, 512 on a GPU) for a flat one."""
+        if self.observation_shape[1] * self.observation_shape[2] > 1:
+            return super().default_network(gpu)
+        width = 512 if gpu else 128
+        return {"kind": "mlp", "mlp_hidden": (width, width), "value_hidden": 64}

@@ -507,17 +507,8 @@ class Othello(bb.BitboardGame):
 
         return sorted(range(n * n), key=rank) + [self.pass_action]
 
-    def transposition_key(self, state: tuple):
-        """``(current, opponent, ply parity)``: the ply count itself does not change the position."""
-        return (state[CURRENT], state[OPPONENT], state[PLY] & 1, state[STATUS])
-
-    def default_network(self, gpu: bool = False) -> dict:
-        """``networks.config.NetworkConfig`` keyword arguments: a ResNet, 10x128 on a GPU, 4x32 on a CPU."""
-        blocks, channels, value_hidden = (10, 128, 128) if gpu else (4, 32, 64)
-        return {
-            "kind": "resnet", "num_blocks": blocks, "channels": channels,
-            "policy_channels": 2, "value_channels": 1, "value_hidden": value_hidden,
-        }
+    # transposition_key and default_network: the Game defaults (the state tuple; ResNet b4c32 on a
+    # CPU, b10c128 on a GPU)
 
 
 class Othello6x6(Othello):

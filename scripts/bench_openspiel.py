@@ -23,9 +23,9 @@ import time
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import games  # noqa: E402
+import games
 
 DEFAULT_PAIRS = ["tictactoe=tic_tac_toe", "connect4=connect_four", "othello=othello"]
 
@@ -62,7 +62,7 @@ def main(argv=None) -> None:
     if args.rounds < 1 or args.seconds <= 0 or min(args.batch_sizes) < 1:
         parser.error("--rounds, --batch-sizes and --seconds must be positive")
     if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     rng = np.random.default_rng(0)
     runs = []
     for text in args.pairs:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -155,3 +156,16 @@ def test_a_tiny_openspiel_run_exports_a_model_that_play_and_arena_load(tmp_path)
     assert data["game"] == "openspiel:breakthrough(rows=5,columns=5)"
     assert data["wins"] + data["draws"] + data["losses"] == 2
     assert arena_main(["random", "random", "--game", "openspiel:hex(board_size=3)", "--games", "2"]) == 0
+
+
+def test_bench_script_prints_native_and_adapter_rates():
+    result = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "scripts" / "bench_openspiel.py"), "--pairs", "tictactoe=tic_tac_toe",
+         "--batch-sizes", "2", "--rounds", "1", "--seconds", "0.01"],
+        capture_output=True, text=True, timeout=300, cwd=REPO_ROOT, check=False,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    (run,) = json.loads(result.stdout)["runs"]
+    assert (run["native"], run["openspiel"], run["batch_size"]) == ("tictactoe", "tic_tac_toe", 2)
+    assert run["native_positions_per_s"] > 0 and run["adapter_positions_per_s"] > 0

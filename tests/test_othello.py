@@ -228,3 +228,12 @@ def test_uct_beats_random_at_othello():
     result = run_match(OTHELLO, uct, rand, 12, np.random.default_rng(0))
     assert result.wins + result.draws + result.losses == 12
     assert result.wins >= 10, (result.wins, result.draws, result.losses)
+
+
+def test_a_human_move_token_is_the_cell_name_or_the_action_number():
+    from arena.human import parse_move_token
+
+    start = OTHELLO.initial_state()
+    assert parse_move_token(OTHELLO, start, "D3") == 19 and parse_move_token(OTHELLO, start, "20") == 19
+    assert parse_move_token(OTHELLO, start, "pass") is None and parse_move_token(OTHELLO, start, "a1") is None
+    assert parse_move_token(OTHELLO, position(["c1"], ["a1", "b1"]), "pass") == OTHELLO.pass_action
