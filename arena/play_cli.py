@@ -485,7 +485,7 @@ def serve_web(args, game, evaluate_fn, stdout) -> int:
             "(there is no login)",
             file=sys.stderr,
         )
-    serve(create_app(service), sock, stdout)
+    serve(create_app(service), sock, stdout, on_stop=service.stopping.set)
     return 0
 
 

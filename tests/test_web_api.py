@@ -420,3 +420,14 @@ def test_session_seeds_are_distinct_children_of_the_base_seed():
     first, second = service.session_seed(), service.session_seed()
     assert first.spawn_key == (0,) and second.spawn_key == (1,) and first.entropy == 5
     assert not np.array_equal(first.generate_state(2), second.generate_state(2))
+
+
+def test_a_stopping_server_ends_the_model_search_and_leaves_the_game():
+    """``play --web`` sets ``stopping`` on Ctrl-C: the search ends at its next network call."""
+    service = ModelService(games.make("tictactoe"), uniform_evaluator, default_simulations=8)
+    with TestClient(create_app(service)) as client:
+        game = new_session(client, seats=[MODEL, HUMAN])
+        service.stopping.set()
+        answer = post(client, game, "advance", {})
+        assert answer.status_code == 503 and answer.json()["error"] == "the server is stopping"
+        assert get(client, game) == game

@@ -97,10 +97,10 @@ def create_app(service: ModelService, max_sessions: int = 256) -> FastAPI:
     @app.post("/api/sessions", status_code=201)
     def create(body: NewGame | None = None) -> dict:
         session = store.create()
-        if body is not None and (body.seats is not None or body.moves is not None):
-            with store.locked(session.id) as held:
+        with store.locked(session.id) as held:
+            if body is not None and (body.seats is not None or body.moves is not None):
                 held.new_game(body.seats, body.moves)
-        return session.to_json()
+            return held.to_json()
 
     @app.get("/api/sessions/{session_id}")
     def show(session_id: str) -> dict:

@@ -46,9 +46,19 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def serve(app, sock: socket.socket, stdout=None) -> None:
-    """Run ``app`` on ``sock`` until Ctrl-C or SIGTERM; prints the page's address first."""
+def serve(app, sock: socket.socket, stdout=None, on_stop=None) -> None:
+    """Run ``app`` on ``sock`` until Ctrl-C or SIGTERM; prints the page's address first.
+
+    ``on_stop``: called (from the signal handler) as soon as the server is asked to stop, before
+    it waits for requests in flight; ``play --web`` uses it to end a running search.
+    """
     import uvicorn
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig, frame) -> None:
+            if on_stop is not None:
+                on_stop()
+            super().handle_exit(sig, frame)
 
     stdout = stdout if stdout is not None else sys.stdout
     host, port = sock.getsockname()[:2]
@@ -58,4 +68,4 @@ def serve(app, sock: socket.socket, stdout=None) -> None:
     config = uvicorn.Config(
         app, log_level="warning", timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS, access_log=False
     )
-    uvicorn.Server(config).run(sockets=[sock])
+    Server(config).run(sockets=[sock])

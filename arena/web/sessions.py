@@ -81,6 +81,8 @@ class ModelService:
     default_moves: str = ""
     show_analysis: bool = True
     search_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    #: set when the server stops: a running model search ends at its next network call
+    stopping: threading.Event = field(default_factory=threading.Event, repr=False)
     _seed_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _next_child: int = field(default=0, init=False, repr=False)
 
@@ -89,6 +91,16 @@ class ModelService:
             raise ValueError(
                 f"expected 0 <= default simulations <= {self.max_simulations}, got {self.default_simulations}"
             )
+
+    def evaluate(self, observations: np.ndarray, legal_mask: np.ndarray):
+        """``evaluate_fn``, refused once ``stopping`` is set (so Ctrl-C need not wait for a search).
+
+        Raises:
+            RequestError: 503 when the server is stopping.
+        """
+        if self.stopping.is_set():
+            raise RequestError(503, "the server is stopping")
+        return self.evaluate_fn(observations, legal_mask)
 
     def session_seed(self) -> np.random.SeedSequence:
         """A fresh child of ``SeedSequence(seed)`` for the next session (thread-safe)."""
@@ -301,7 +313,7 @@ class GameSession:
         return simulations
 
     def _analyze(self, state: tuple, simulations: int) -> Analysis:
-        player = make_model_player(self.service.evaluate_fn, simulations, 0)
+        player = make_model_player(self.service.evaluate, simulations, 0)
         player.rng = self.rng
         return player.analyze(self.game, state)
 
