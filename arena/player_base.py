@@ -44,8 +44,13 @@ def legal_actions(game: Game, state: tuple) -> list[int]:
     """The legal actions of ``state``, increasing.
 
     Raises:
-        ValueError: if ``state`` is terminal.
+        ValueError: if ``state`` is terminal, or a chance state (no player acts there).
     """
+    if game.is_chance_state(state):
+        raise ValueError(
+            f"{game.name}: a chance state was handed to a player: the game draws its outcome "
+            f"(chance_outcomes / sample_chance), no player moves there: {state}"
+        )
     actions = game.actions(state)
     if not actions:
         raise ValueError(f"{game.name}: expected a non-terminal state, got a finished one: {state}")

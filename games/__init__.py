@@ -2,7 +2,8 @@
 
 ``games.make("connect4")``, ``games.make("othello")``, ... return the game objects;
 ``games.make("openspiel:SPEC")`` wraps an OpenSpiel game (``games.openspiel_adapter``; needs the
-optional ``open_spiel`` package).
+optional ``open_spiel`` package). A game with parameters takes them as keywords
+(``games.make("pig", goal=10)``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ _REGISTRY = {
     "connect4": ("games.connect4.game", "ConnectFour"),
     "othello": ("games.othello", "Othello"),
     "othello6x6": ("games.othello", "Othello6x6"),
+    "pig": ("games.pig.game", "Pig"),
 }
 
 
@@ -63,11 +65,13 @@ def game_name_argument(text: str) -> str:
     raise argparse.ArgumentTypeError(f"expected one of {names()} or openspiel:SPEC, got {text!r}")
 
 
-def make(name: str) -> Game:
-    """Return the game registered as ``name``, or the OpenSpiel game of ``openspiel:SPEC``.
+def make(name: str, **params) -> Game:
+    """Return the game registered as ``name`` built with ``params`` (e.g. Pig's ``goal``), or the
+    OpenSpiel game of ``openspiel:SPEC``.
 
     Raises:
-        ValueError: for an unknown name (the message lists the registered ones), and as
+        ValueError: for an unknown name (the message lists the registered ones), a parameter the
+            game does not take or one out of its range, and as
             ``games.openspiel_adapter.OpenSpielGame`` for an OpenSpiel id (open_spiel missing,
             a spec it cannot load, a game of a kind the project cannot play).
     """
@@ -80,7 +84,11 @@ def make(name: str) -> Game:
     import importlib
 
     module_name, class_name = _REGISTRY[name]
-    return getattr(importlib.import_module(module_name), class_name)()
+    cls = getattr(importlib.import_module(module_name), class_name)
+    try:
+        return cls(**params)
+    except TypeError as error:
+        raise ValueError(f"game {name!r} does not take the parameters {sorted(params)}: {error}") from None
 
 
 __all__ = ["NO_WINNER", "OPENSPIEL", "OPENSPIEL_PREFIX", "Game", "game_name_argument", "is_known", "make", "names", "resolve"]

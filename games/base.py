@@ -12,11 +12,19 @@ Conventions (shared by every module that imports this one):
 * ``winner`` is ``0`` or ``1`` for a won game and ``-1`` for a draw or an unfinished game.
 * ``step`` never mutates its input; it returns a new array. Stepping an illegal action or a
   finished state raises ``ValueError`` naming the row and the action.
+* Games with chance (dice) have *chance states*, where no player acts: the game lists the
+  outcomes (``K = num_chance_outcomes`` indices) and their probabilities, and ``apply_chance``
+  plays one. A chance state is not terminal, its legal mask is all False, and ``step`` refuses it
+  (a chance state is never handed to a player). Its ``to_play`` is the player whose decision led
+  to it, and a value of a chance state is from that player's view. Deterministic games have
+  ``num_chance_outcomes = 0`` and no chance state; nothing changes for them.
 
 The single-state functions (``initial_state``, ``player``, ``actions``, ``result``,
 ``terminal_test``, ``utility``) follow Russell & Norvig, *Artificial Intelligence: A Modern
 Approach*, section 5.1 (the seed's section 3). A single state there is a ``tuple`` of ``S`` Python
-ints: hashable, so it is also a transposition-table key.
+ints: hashable, so it is also a transposition-table key. Chance adds three (Russell & Norvig, 3rd
+ed., section 5.5, "Stochastic games"): ``is_chance_state``, ``chance_outcomes`` and
+``chance_result``.
 """
 
 from __future__ import annotations
@@ -30,6 +38,8 @@ import numpy as np
 
 #: Value of ``winner`` for a draw or an unfinished game.
 NO_WINNER = -1
+#: How far the probabilities of one chance state may sum from 1 (float64 rounding of a table).
+PROBABILITY_TOLERANCE = 1e-9
 
 #: ``BoardView.cells`` entry of an empty cell.
 EMPTY_CELL = -1
@@ -111,7 +121,7 @@ class CompiledRules(NamedTuple):
 
 
 class Game(ABC):
-    """A deterministic, perfect-information, two-player game with a batched API.
+    """A perfect-information, two-player game with a batched API, deterministic or with chance.
 
     Subclasses set the class attributes below and implement the abstract methods.
 
@@ -126,6 +136,8 @@ class Game(ABC):
             command line does not say (``arena --opening-plies``); enough for distinct games, few
             enough that perfect players are not handed lost positions too often.
         heuristic_bound: bound on ``|heuristic_fn()(state)|`` (0.0 when there is no heuristic).
+        num_chance_outcomes: ``K``, the most outcomes of any chance state; 0 for a game without
+            chance (then no state is a chance state).
 
     Game knowledge that search, the arena and the networks ask for lives behind the optional
     hooks at the end of this class (``action_order``, ``heuristic_fn``, ``transposition_key``,
@@ -142,6 +154,7 @@ class Game(ABC):
     max_game_length: int = 0
     default_opening_plies: int = 2
     heuristic_bound: float = 0.0
+    num_chance_outcomes: int = 0
 
     # ----------------------------------------------------------------- batched API
     @abstractmethod
@@ -202,6 +215,88 @@ class Game(ABC):
         """
         return None
 
+    # ------------------------------------------------------------------------ chance
+    def is_chance(self, states: np.ndarray) -> np.ndarray:
+        """``[B]`` bool: True where the state is a chance state (dice to roll, no player acts).
+
+        The default, for deterministic games, is all False.
+        """
+        check_batch(self, states)
+        return np.zeros(states.shape[0], dtype=bool)
+
+    def _chance_table(self, states: np.ndarray) -> np.ndarray:
+        """Games with chance override: ``[B, K]`` float64 outcome probabilities, rows of
+        non-chance states all 0. Called only through ``chance_probabilities``, which checks it."""
+        return np.zeros((states.shape[0], self.num_chance_outcomes), dtype=np.float64)
+
+    def _apply_chance(self, states: np.ndarray, outcomes: np.ndarray) -> np.ndarray:
+        """Games with chance override: the states after ``outcomes`` (already checked)."""
+        raise ValueError(f"{self.name} has no chance states")
+
+    def chance_probabilities(self, states: np.ndarray) -> np.ndarray:
+        """Probabilities of the chance outcomes: ``[B, K]`` float64 (``K = num_chance_outcomes``).
+
+        Row ``b`` of a chance state lists the probability of each outcome index (0 for an outcome
+        that cannot happen there) and sums to 1; rows of other states are all 0.
+
+        Raises:
+            ValueError: if the game's table has the wrong shape, a negative or non-finite entry,
+                a chance row not summing to 1 (within ``PROBABILITY_TOLERANCE``) or mass on a
+                non-chance row; the message names the row, the sum and the expected 1.
+        """
+        check_batch(self, states)
+        table = np.asarray(self._chance_table(states), dtype=np.float64)
+        check_chance_table(self, self.is_chance(states), table)
+        return table
+
+    def apply_chance(self, states: np.ndarray, outcomes: np.ndarray) -> np.ndarray:
+        """Play chance ``outcomes`` (``[B]`` int, outcome indices) in chance ``states`` (``[B, S]``).
+
+        Returns a new ``[B, S]`` int64 array; the input is not mutated.
+
+        Raises:
+            ValueError: if shapes disagree, a row is not a chance state, or an outcome is out of
+                range or has probability 0 there (row and outcome named).
+        """
+        outcomes = np.asarray(outcomes)
+        check_batch(self, states, outcomes)
+        chance = self.is_chance(states)
+        if not chance.all():
+            row = int(np.flatnonzero(~chance)[0])
+            raise ValueError(f"{self.name}: row {row} is not a chance state; players move there with step")
+        table = self.chance_probabilities(states)
+        valid = (outcomes >= 0) & (outcomes < self.num_chance_outcomes)
+        rows = np.arange(states.shape[0])
+        valid[valid] &= table[rows[valid], outcomes[valid]] > 0
+        if not valid.all():
+            row = int(np.flatnonzero(~valid)[0])
+            possible = np.flatnonzero(table[row] > 0).tolist()
+            raise ValueError(
+                f"{self.name}: impossible chance outcome {int(outcomes[row])} in row {row}; expected one of {possible}"
+            )
+        return self._apply_chance(states, outcomes.astype(np.int64))
+
+    def sample_chance(self, states: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """``[B]`` int64 outcomes drawn by their probabilities with ``rng`` (one uniform per row).
+
+        An outcome of probability 0 is never drawn (inverse CDF on the cumulative table).
+
+        Raises:
+            ValueError: as ``chance_probabilities``, and if a row is not a chance state.
+        """
+        table = self.chance_probabilities(states)
+        chance = self.is_chance(states)
+        if not chance.all():
+            row = int(np.flatnonzero(~chance)[0])
+            raise ValueError(f"{self.name}: row {row} is not a chance state; there is nothing to sample")
+        cumulative = np.cumsum(table, axis=1)
+        uniforms = rng.random(states.shape[0]) * cumulative[:, -1]
+        return (cumulative <= uniforms[:, None]).sum(axis=1).astype(np.int64)
+
+    def chance_outcome_to_string(self, outcome: int) -> str:
+        """Text of one chance outcome (default: the 1-based index, a die's face)."""
+        return str(int(outcome) + 1)
+
     # ------------------------------------------------------------------ symmetries
     @property
     def action_symmetries(self) -> np.ndarray:
@@ -261,8 +356,11 @@ class Game(ABC):
         rows = []
         for text in move_strings:
             state = self.initial_states(1)
-            for action in self.parse_moves(text):
-                state = self.step(state, np.array([action]))
+            for action in self.parse_moves(text):  # with chance: actions and outcomes in play order
+                if self.is_chance(state)[0]:
+                    state = self.apply_chance(state, np.array([action]))
+                else:
+                    state = self.step(state, np.array([action]))
             rows.append(state[0])
         if not rows:
             return np.zeros((0, self.state_size), dtype=np.int64)
@@ -288,6 +386,26 @@ class Game(ABC):
     def terminal_test(self, state: tuple) -> bool:
         """TERMINAL-TEST(s)."""
         return bool(self.terminal(_row(state))[0])
+
+    def is_chance_state(self, state: tuple) -> bool:
+        """True if ``state`` is a chance state (Russell & Norvig, 3rd ed., section 5.5)."""
+        return bool(self.is_chance(_row(state))[0])
+
+    def chance_outcomes(self, state: tuple) -> list[tuple[int, float]]:
+        """``[(outcome, probability), ...]`` of a chance state, outcomes of probability > 0 in
+        increasing order; the probabilities sum to 1.
+
+        Raises:
+            ValueError: if ``state`` is not a chance state, or as ``chance_probabilities``.
+        """
+        if not self.is_chance_state(state):
+            raise ValueError(f"{self.name}: expected a chance state, got a decision or finished state {state}")
+        table = self.chance_probabilities(_row(state))[0]
+        return [(int(k), float(table[k])) for k in np.flatnonzero(table > 0)]
+
+    def chance_result(self, state: tuple, outcome: int) -> tuple:
+        """The state after chance ``outcome`` in chance ``state``. Raises ValueError as ``apply_chance``."""
+        return tuple(int(v) for v in self.apply_chance(_row(state), np.array([outcome]))[0])
 
     def utility(self, state: tuple, player: int) -> float:
         """UTILITY(s, p): +1 / 0 / -1 for player ``p`` at a terminal state (0 if not terminal)."""
@@ -371,6 +489,47 @@ class Game(ABC):
 
 def _row(state) -> np.ndarray:
     return np.asarray(state, dtype=np.int64).reshape(1, -1)
+
+
+def check_chance_table(game: Game, chance: np.ndarray, table: np.ndarray) -> None:
+    """Validate a ``[B, K]`` table of chance probabilities against the ``[B]`` chance flags.
+
+    Raises:
+        ValueError: for a wrong shape, a negative or non-finite probability, a chance row whose
+            sum is not 1 within ``PROBABILITY_TOLERANCE``, or a non-chance row with any mass.
+    """
+    expected = (chance.shape[0], game.num_chance_outcomes)
+    if table.shape != expected:
+        raise ValueError(f"{game.name}: expected chance probabilities of shape {list(expected)}, got {list(table.shape)}")
+    bad = ~np.isfinite(table).all(axis=1) | (table < 0).any(axis=1)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{game.name}: chance probabilities of row {row} must be finite and >= 0, got {table[row].tolist()}")
+    sums = table.sum(axis=1)
+    wrong = np.where(chance, np.abs(sums - 1.0) > PROBABILITY_TOLERANCE, sums != 0.0)
+    if wrong.any():
+        row = int(np.flatnonzero(wrong)[0])
+        if chance[row]:
+            raise ValueError(
+                f"{game.name}: chance probabilities of row {row} sum to {float(sums[row])!r}, expected 1 "
+                f"(table {table[row].tolist()})"
+            )
+        raise ValueError(f"{game.name}: row {row} is not a chance state but its chance probabilities sum to {float(sums[row])!r}, expected 0")
+
+
+def check_not_chance(game: Game, states: np.ndarray) -> None:
+    """Refuse chance states where a player would act (``step``, players, search).
+
+    Raises:
+        ValueError: naming the first chance row: no player acts at a chance state.
+    """
+    chance = game.is_chance(states)
+    if chance.any():
+        row = int(np.flatnonzero(chance)[0])
+        raise ValueError(
+            f"{game.name}: row {row} is a chance state: no player acts there; "
+            "play a chance outcome with apply_chance (or sample_chance)"
+        )
 
 
 def check_batch(game: Game, states: np.ndarray, actions: np.ndarray | None = None) -> None:

@@ -1,4 +1,4 @@
-"""The contract every registered game must pass (pgx's api_test idea)."""
+"""The contract every registered game must pass (pgx's api_test idea), chance games included."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.stats import chi2
 
 import games
 from games.base import CELL_MOVES, COLUMN_MOVES, EMPTY_CELL, NO_WINNER, BoardView
@@ -18,21 +19,55 @@ try:
 except ImportError:
     OPENSPIEL_GAMES = []
 GAME_NAMES = games.names() + OPENSPIEL_GAMES
+CHANCE_GAME_NAMES = [name for name in GAME_NAMES if games.make(name).num_chance_outcomes > 0]
 
 
-def random_states(game, rng, count):
-    """``count`` states reached by random playouts of random lengths (some finished)."""
+def random_states(game, rng, count, max_plies=None):
+    """``count`` states reached by random playouts of random lengths (some finished, some chance
+    states); chance outcomes are drawn by their probabilities."""
+    max_plies = game.max_game_length if max_plies is None else max_plies
     states = game.initial_states(count)
-    lengths = rng.integers(0, game.max_game_length + 1, size=count)
-    for ply in range(game.max_game_length):
+    lengths = rng.integers(0, max_plies + 1, size=count)
+    for ply in range(max_plies):
         mask = game.legal_mask(states)
-        active = (lengths > ply) & mask.any(axis=1)
-        if not active.any():
+        chance = game.is_chance(states)
+        decide = (lengths > ply) & mask.any(axis=1)
+        roll = (lengths > ply) & chance
+        if not (decide.any() or roll.any()):
             break
-        logits = np.where(mask, rng.random(mask.shape), -1.0)
-        actions = logits.argmax(axis=1)
-        states[active] = game.step(states[active], actions[active])
+        if roll.any():
+            states[roll] = game.apply_chance(states[roll], game.sample_chance(states[roll], rng))
+        if decide.any():
+            logits = np.where(mask, rng.random(mask.shape), -1.0)
+            actions = logits.argmax(axis=1)
+            states[decide] = game.step(states[decide], actions[decide])
     return states
+
+
+def random_events(game, rng, max_events=10**6):
+    """A random game (or its first ``max_events`` events): actions and chance outcomes in play
+    order, as ``parse_moves`` returns them, and the single-state tuple reached."""
+    state, events = game.initial_state(), []
+    while not game.terminal_test(state) and len(events) < max_events:
+        if game.is_chance_state(state):
+            outcomes = [k for k, _ in game.chance_outcomes(state)]
+            events.append(int(rng.choice(outcomes)))
+            state = game.chance_result(state, events[-1])
+        else:
+            events.append(int(rng.choice(game.actions(state))))
+            state = game.result(state, events[-1])
+    return events, state
+
+
+def random_events_state(game, events):
+    """The ``[S]`` row after replaying ``events`` one at a time through the batched API."""
+    state = game.initial_states(1)
+    for event in events:
+        if game.is_chance(state)[0]:
+            state = game.apply_chance(state, np.array([event]))
+        else:
+            state = game.step(state, np.array([event]))
+    return state[0]
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
@@ -46,9 +81,14 @@ def test_random_playout_invariants(name, choices):
         mask = game.legal_mask(state)
         assert mask.shape == (1, game.num_actions) and mask.dtype == np.bool_
         terminal = bool(game.terminal(state)[0])
-        assert terminal == (not mask.any()), "non-terminal states have a legal move, terminal none"
+        chance = bool(game.is_chance(state)[0])
+        assert game.is_chance_state(single) == chance
+        assert not (chance and terminal), "a chance state is never finished"
+        assert terminal or chance or mask.any(), "a decision state has a legal move"
+        assert not ((terminal or chance) and mask.any()), "finished and chance states have none"
         assert game.ply(state)[0] == turn
-        assert game.to_play(state)[0] == turn % 2
+        if game.num_chance_outcomes == 0:
+            assert game.to_play(state)[0] == turn % 2
         assert game.terminal_test(single) == terminal
         assert game.actions(single) == np.flatnonzero(mask[0]).tolist()
         assert tuple(int(v) for v in state[0]) == single
@@ -59,7 +99,27 @@ def test_random_playout_invariants(name, choices):
                 game.step(state, np.array([0]))
             with pytest.raises(ValueError):
                 game.result(single, 0)
+            if game.num_chance_outcomes:
+                with pytest.raises(ValueError, match="not a chance state"):
+                    game.apply_chance(state, np.array([0]))
             break
+        if chance:  # no player acts here: the game draws the outcome
+            for action in range(game.num_actions):
+                with pytest.raises(ValueError, match="chance state"):
+                    game.step(state, np.array([action]))
+                with pytest.raises(ValueError, match="chance state"):
+                    game.result(single, action)
+            probabilities = game.chance_probabilities(state)[0]
+            outcomes = game.chance_outcomes(single)
+            assert [k for k, _ in outcomes] == np.flatnonzero(probabilities > 0).tolist()
+            assert np.isclose(sum(p for _, p in outcomes), 1.0, rtol=0, atol=1e-12)
+            outcome = outcomes[choice % len(outcomes)][0]
+            before = state.copy()
+            rolled = game.apply_chance(state, np.array([outcome]))
+            np.testing.assert_array_equal(state, before)  # the input is never mutated
+            state = rolled
+            single = game.chance_result(single, outcome)
+            continue
         legal = np.flatnonzero(mask[0])
         action = int(legal[choice % len(legal)])
         before = state.copy()
@@ -121,13 +181,19 @@ def test_batched_step_equals_per_row_steps(name):
     game = games.make(name)
     rng = np.random.default_rng(7)
     states = random_states(game, rng, 300)
-    live = states[~game.terminal(states)]
+    live = states[~game.terminal(states) & ~game.is_chance(states)]
     mask = game.legal_mask(live)
     actions = np.where(mask, rng.random(mask.shape), -1.0).argmax(axis=1)
     batched = game.step(live, actions)
     for row in range(len(live)):
         np.testing.assert_array_equal(batched[row], game.step(live[row : row + 1], actions[row : row + 1])[0])
     np.testing.assert_array_equal(game.observation(batched)[5], game.observation(batched[5:6])[0])
+    rolling = states[game.is_chance(states)]
+    if len(rolling):
+        outcomes = game.sample_chance(rolling, rng)
+        rolled = game.apply_chance(rolling, outcomes)
+        for row in range(len(rolling)):
+            np.testing.assert_array_equal(rolled[row], game.apply_chance(rolling[row : row + 1], outcomes[row : row + 1])[0])
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
@@ -162,14 +228,10 @@ def test_symmetries_map_legal_to_legal_and_preserve_outcomes(name):
         and (game.transform_policy(game.legal_mask(start), g) == game.legal_mask(start)).all()
     ]
     assert 0 in fixing
+    if game.num_chance_outcomes:  # a permutation of actions would also permute chance outcomes
+        assert game.num_symmetries == 1, "symmetries of games with chance are not supported yet"
     for _ in range(40):
-        actions = []
-        state = game.initial_state()
-        length = int(rng.integers(0, game.max_game_length + 1))
-        while not game.terminal_test(state) and len(actions) < length:
-            action = int(rng.choice(game.actions(state)))
-            actions.append(action)
-            state = game.result(state, action)
+        actions, _ = random_events(game, rng, int(rng.integers(0, game.max_game_length + 1)))
         original = game.states_from_moves([game.format_moves(actions)])
         for g in fixing:
             image = game.states_from_moves([game.format_moves(perms[g][actions])])
@@ -186,13 +248,13 @@ def test_move_strings_round_trip_and_errors(name):
     game = games.make(name)
     rng = np.random.default_rng(0)
     for _ in range(20):  # every random game's move string parses back to its actions
-        state, actions = game.initial_state(), []
-        while not game.terminal_test(state):
-            actions.append(int(rng.choice(game.actions(state))))
-            state = game.result(state, actions[-1])
+        actions, _ = random_events(game, rng)
         assert game.parse_moves(game.format_moves(actions)) == actions
+        np.testing.assert_array_equal(
+            game.states_from_moves([game.format_moves(actions)])[0], random_events_state(game, actions)
+        )
         # a move that is not legal where it is played is refused, naming the move's number
-        for ply in range(1, len(actions)):
+        for ply in range(1, len(actions) if game.num_chance_outcomes == 0 else 0):
             before = game.initial_state()
             for action in actions[:ply]:
                 before = game.result(before, action)
@@ -202,9 +264,7 @@ def test_move_strings_round_trip_and_errors(name):
                     game.parse_moves(game.format_moves(actions[:ply] + illegal[:1]))
                 break
     # a character no notation uses, after one and after two legal moves (separated by a space)
-    state = game.initial_state()
-    first = game.actions(state)[0]
-    second = game.actions(game.result(state, first))[0]
+    first, second = random_events(game, np.random.default_rng(0), 2)[0]
     with pytest.raises(ValueError, match="move 2: expected"):
         game.parse_moves(game.format_moves([first]) + " ?")
     with pytest.raises(ValueError, match="move 3: expected"):
@@ -273,7 +333,12 @@ def _late_states(game, rng, count, plies_left=6):
         for _ in range(max(0, game.max_game_length - plies_left)):
             if game.terminal_test(state):
                 break
-            state = game.result(state, int(rng.choice(game.actions(state))))
+            if game.is_chance_state(state):
+                state = game.chance_result(state, int(rng.choice([k for k, _ in game.chance_outcomes(state)])))
+            else:
+                state = game.result(state, int(rng.choice(game.actions(state))))
+        if game.is_chance_state(state):  # a player's decision, not the dice's
+            state = game.chance_result(state, game.chance_outcomes(state)[-1][0])
         if not game.terminal_test(state):
             out.append(state)
     return out
@@ -310,3 +375,87 @@ def test_knowledge_hooks_keep_their_contracts(name):
         game.labelled_set("no such set")
     for gpu in (False, True):
         assert isinstance(NetworkConfig(**game.default_network(gpu=gpu)), NetworkConfig)
+
+
+# ----------------------------------------------------------------------------- chance games
+def chance_rows(game, seed, count=400):
+    rng = np.random.default_rng(seed)
+    states = random_states(game, rng, count, max_plies=min(game.max_game_length, 60))
+    return states[game.is_chance(states)]
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_deterministic_games_have_no_chance_states(name):
+    game = games.make(name)
+    states = random_states(game, np.random.default_rng(1), 200, max_plies=min(game.max_game_length, 60))
+    if game.num_chance_outcomes == 0:
+        assert not game.is_chance(states).any()
+        assert game.chance_probabilities(states).shape == (200, 0)
+        with pytest.raises(ValueError, match="not a chance state"):
+            game.apply_chance(states[:1], np.array([0]))
+    else:
+        assert game.is_chance(states).any()
+
+
+@pytest.mark.parametrize("name", CHANCE_GAME_NAMES)
+def test_chance_probabilities_sum_to_one(name):
+    game = games.make(name)
+    if game.num_chance_outcomes == 0:
+        pytest.skip(f"{name} has no chance states")
+    rng = np.random.default_rng(2)
+    states = random_states(game, rng, 400, max_plies=min(game.max_game_length, 60))
+    chance = game.is_chance(states)
+    assert chance.any() and (~chance).any()
+    table = game.chance_probabilities(states)
+    assert table.shape == (400, game.num_chance_outcomes) and table.dtype == np.float64
+    assert np.all(table >= 0)
+    np.testing.assert_allclose(table[chance].sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    assert np.all(table[~chance] == 0)
+    for row in np.flatnonzero(chance)[:20]:
+        single = tuple(int(v) for v in states[row])
+        assert game.chance_outcomes(single) == [(int(k), float(table[row, k])) for k in np.flatnonzero(table[row])]
+
+
+@pytest.mark.parametrize("name", CHANCE_GAME_NAMES)
+def test_sampled_outcomes_follow_the_probabilities(name):
+    """Pearson's chi-square goodness of fit at the 0.1% level, fixed seed, on a chance state."""
+    game = games.make(name)
+    if game.num_chance_outcomes == 0:
+        pytest.skip(f"{name} has no chance states")
+    state = chance_rows(game, 3)[:1]
+    draws = 12_000
+    outcomes = game.sample_chance(np.repeat(state, draws, axis=0), np.random.default_rng(20040101))
+    probabilities = game.chance_probabilities(state)[0]
+    counts = np.bincount(outcomes, minlength=game.num_chance_outcomes)
+    assert counts[probabilities == 0].sum() == 0  # an impossible outcome is never drawn
+    possible = probabilities > 0
+    expected = draws * probabilities[possible]
+    statistic = float(((counts[possible] - expected) ** 2 / expected).sum())
+    assert statistic < chi2.ppf(0.999, df=int(possible.sum()) - 1)
+
+
+@pytest.mark.parametrize("name", CHANCE_GAME_NAMES)
+def test_chance_states_are_never_given_to_a_player(name):
+    game = games.make(name)
+    if game.num_chance_outcomes == 0:
+        pytest.skip(f"{name} has no chance states")
+    rows = chance_rows(game, 4)
+    assert len(rows) > 10
+    assert not game.legal_mask(rows).any() and not game.terminal(rows).any()
+    for action in range(game.num_actions):
+        with pytest.raises(ValueError, match="chance state"):
+            game.step(rows, np.full(len(rows), action))
+    single = tuple(int(v) for v in rows[0])
+    assert game.actions(single) == []
+    with pytest.raises(ValueError, match="chance state"):
+        game.result(single, 0)
+    # and decision states are not chance states
+    decision = game.initial_states(2)
+    with pytest.raises(ValueError, match="not a chance state"):
+        game.apply_chance(decision, np.array([0, 0]))
+    with pytest.raises(ValueError, match="not a chance state"):
+        game.sample_chance(decision, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="expected a chance state"):
+        game.chance_outcomes(game.initial_state())
+    with pytest.raises(ValueError, match="impossible chance outcome"):
+        game.apply_chance(rows[:1], np.array([game.num_chance_outcomes]))
