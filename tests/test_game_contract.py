@@ -234,7 +234,7 @@ def test_symmetries_map_legal_to_legal_and_preserve_outcomes(name):
         actions, _ = random_events(game, rng, int(rng.integers(0, game.max_game_length + 1)))
         original = game.states_from_moves([game.format_moves(actions)])
         for g in fixing:
-            image = game.states_from_moves([game.format_moves(perms[g][actions])])
+            image = game.states_from_moves([game.format_moves(perms[g][actions] if g else actions)])
             np.testing.assert_array_equal(game.legal_mask(image), game.transform_policy(game.legal_mask(original), g))
             np.testing.assert_array_equal(game.winner(image), game.winner(original))
             np.testing.assert_array_equal(game.terminal(image), game.terminal(original))
