@@ -21,9 +21,15 @@ class MCTSPlayer:
             bool) -> (priors [B, A], values [B])``, values for the player to move.
         num_simulations: simulations per move, >= 1.
         c_puct: PUCT exploration constant, >= 0.
+        leaves_per_call: leaves sent to the network per call, >= 1: above 1 the search collects
+            them with virtual loss (``mcts.minibatch.run_puct_minibatch``, Leela's minibatches);
+            1 (the default) is ``mcts.run_puct``'s search, one leaf per call.
+        time_limit: seconds per move, or None: the search stops starting rounds after it, and
+            ``num_simulations`` is then the most simulations a move (``mcts.minibatch``).
 
     Raises:
-        ValueError: if ``num_simulations`` < 1 or ``c_puct`` < 0 (from ``mcts.PUCTConfig``).
+        ValueError: if ``num_simulations`` < 1, ``c_puct`` < 0 (from ``mcts.PUCTConfig``),
+            ``leaves_per_call`` < 1 or ``time_limit`` < 0.
     """
 
     def __init__(
@@ -33,10 +39,18 @@ class MCTSPlayer:
         c_puct: float = 1.25,
         rng: np.random.Generator | int = 0,
         name: str | None = None,
+        leaves_per_call: int = 1,
+        time_limit: float | None = None,
     ) -> None:
         from mcts import PUCTConfig
 
+        if isinstance(leaves_per_call, bool) or not isinstance(leaves_per_call, int) or leaves_per_call < 1:
+            raise ValueError(f"leaves_per_call must be an integer >= 1, got {leaves_per_call!r}")
         self.config = PUCTConfig(num_simulations=num_simulations, c_puct=c_puct)
+        if time_limit is not None and not time_limit >= 0:
+            raise ValueError(f"time_limit must be >= 0 seconds, got {time_limit}")
+        self.leaves_per_call = leaves_per_call
+        self.time_limit = time_limit
         self.evaluate_fn = evaluate_fn
         self.rng = make_rng(rng)
         self.name = name if name is not None else f"mcts({num_simulations})"
@@ -48,7 +62,14 @@ class MCTSPlayer:
         legal_actions(game, state)
         row = np.asarray(state, dtype=np.int64).reshape(1, -1)
         priors, value = _evaluate_one(game, self.evaluate_fn, row)
-        output = run_puct(game, row, self.evaluate_fn, self.config, self.rng, add_root_noise=False)
+        if self.leaves_per_call > 1 or self.time_limit is not None:
+            from mcts.minibatch import run_puct_minibatch
+
+            output = run_puct_minibatch(
+                game, row, self.evaluate_fn, self.config, self.rng, self.leaves_per_call, self.time_limit
+            )
+        else:
+            output = run_puct(game, row, self.evaluate_fn, self.config, self.rng, add_root_noise=False)
         visits = output.visit_counts[0].astype(np.int64)
         best = int(np.argmax(visits))
         return Analysis(

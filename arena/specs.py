@@ -8,7 +8,8 @@ Syntax: ``KIND`` or ``KIND:KEY=VALUE[,KEY=VALUE...]``, for example::
     alphabeta:depth=4,model=PATH  alpha-beta with the network's value and policy (the hybrid)
     uct:sims=1000               UCT with random rollouts, 1000 simulations per move
     solver                      perfect play: the game's exact solver (Connect Four: Pons'; short games: minimax)
-    mcts:model=PATH,sims=200    a network with PUCT search
+    mcts:model=PATH,sims=200    a network with PUCT search (batch=8: leaves per network call;
+                                time=0.5: 0.5 s per move, at most MAX_TIMED_SIMULATIONS or sims)
     policy:model=PATH           the network alone: argmax of the masked policy
     human                       moves typed on stdin
 
@@ -33,7 +34,7 @@ SPEC_OPTIONS: dict[str, dict[str, type]] = {
     "alphabeta": {"depth": int, "time": float, "model": str, "seed": int},
     "uct": {"sims": int, "c": float, "seed": int},
     "solver": {"seed": int},
-    "mcts": {"model": str, "sims": int, "c_puct": float, "seed": int},
+    "mcts": {"model": str, "sims": int, "time": float, "c_puct": float, "batch": int, "seed": int},
     "policy": {"model": str, "seed": int},
     "human": {"seed": int},
 }
@@ -41,6 +42,8 @@ SPEC_OPTIONS: dict[str, dict[str, type]] = {
 MODEL_KINDS = ("mcts", "policy")
 #: default simulations of ``mcts`` players per move
 DEFAULT_MCTS_SIMULATIONS = 200
+#: most simulations per move of an ``mcts`` player with ``time=`` and no ``sims=`` (the tree's size)
+MAX_TIMED_SIMULATIONS = 100_000
 
 
 @dataclass(frozen=True)
@@ -208,10 +211,15 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
     evaluate_fn = load_model_evaluator(options["model"], game)
     if kind == "policy":
         return players.PolicyPlayer(evaluate_fn, rng=rng, name=name)
+    from mcts.minibatch import DEFAULT_LEAVES_PER_CALL
+
+    default_simulations = MAX_TIMED_SIMULATIONS if "time" in options else DEFAULT_MCTS_SIMULATIONS
     return players.MCTSPlayer(
         evaluate_fn,
-        num_simulations=options.get("sims", DEFAULT_MCTS_SIMULATIONS),
+        num_simulations=options.get("sims", default_simulations),
+        time_limit=options.get("time"),
         c_puct=options.get("c_puct", 1.25),
         rng=rng,
         name=name,
+        leaves_per_call=options.get("batch", DEFAULT_LEAVES_PER_CALL),
     )

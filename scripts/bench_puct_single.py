@@ -1,0 +1,134 @@
+"""Benchmark: PUCT for one position, one leaf per network call (before) and several (virtual loss).
+
+The arena's, ``play``'s and the engine protocol's searches have one root. ``mcts.run_puct`` on one
+root calls the network once per simulation (batch 1); ``mcts.minibatch.run_puct_minibatch``
+collects ``--leaves-per-call`` leaves per call with virtual loss. Both search the same Connect
+Four positions (reached by seeded random plies from the start), ``--simulations`` per search, with
+the same network, interleaved in one run (``--rounds`` rounds, each position searched once by each
+variant per round). Reported per variant: searches, simulations, wall-clock seconds, simulations
+per second, network calls, and ``after_over_before`` (the ratio of simulations per second).
+
+The network is ``--model PATH`` (an export folder through ONNX Runtime, as ``arena`` opens it, or
+a ``.pt`` file), else a seeded random ``--network`` (default ``b4c32``, the CPU training default)
+exported to a temporary folder: the weights do not change the cost of a call.
+
+Prints one JSON object. The machine's other load lowers the figures alike: quote the ratio.
+
+Usage: ``python scripts/bench_puct_single.py [--simulations 200] [--leaves-per-call 8] [--rounds 3]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import games
+from mcts import PUCTConfig, run_puct
+from mcts.minibatch import DEFAULT_LEAVES_PER_CALL, run_puct_minibatch
+
+
+class _Counting:
+    def __init__(self, evaluate_fn):
+        self.evaluate_fn = evaluate_fn
+        self.calls = 0
+
+    def __call__(self, observations, legal_mask):
+        self.calls += 1
+        return self.evaluate_fn(observations, legal_mask)
+
+
+def positions(count: int, seed: int) -> np.ndarray:
+    """``[count, S]`` Connect Four states after 0-9 seeded random plies (none finished)."""
+    game = games.make("connect4")
+    rng = np.random.default_rng(seed)
+    rows = []
+    while len(rows) < count:
+        state = game.initial_state()
+        for _ in range(int(rng.integers(0, 10))):
+            state = game.result(state, int(rng.choice(game.actions(state))))
+        if not game.terminal_test(state):
+            rows.append(state)
+    return np.array(rows, dtype=np.int64)
+
+
+def bench(evaluate_fn, simulations: int, leaves_per_call: int, rounds: int, num_positions: int, seed: int) -> dict:
+    game = games.make("connect4")
+    config = PUCTConfig(num_simulations=simulations)
+    rng = np.random.default_rng(seed)
+    roots = positions(num_positions, seed)
+    variants = {
+        "before_one_leaf_per_call": lambda fn, row: run_puct(game, row[None], fn, config, rng, add_root_noise=False),
+        "after_minibatch": lambda fn, row: run_puct_minibatch(game, row, fn, config, rng, leaves_per_call),
+    }
+    for search in variants.values():  # warm-up: compile the kernels
+        search(evaluate_fn, roots[0])
+    totals = {name: {"searches": 0, "simulations": 0, "seconds": 0.0, "network_calls": 0} for name in variants}
+    for _ in range(rounds):
+        for row in roots:
+            for name, search in variants.items():
+                counting = _Counting(evaluate_fn)
+                start = time.perf_counter()
+                search(counting, row)
+                totals[name]["seconds"] += time.perf_counter() - start
+                totals[name]["searches"] += 1
+                totals[name]["simulations"] += simulations
+                totals[name]["network_calls"] += counting.calls
+    for entry in totals.values():
+        entry["simulations_per_s"] = round(entry["simulations"] / entry["seconds"])
+        entry["seconds"] = round(entry["seconds"], 3)
+    totals["after_minibatch"]["leaves_per_call"] = leaves_per_call
+    totals["after_over_before"] = round(
+        totals["after_minibatch"]["simulations_per_s"] / totals["before_one_leaf_per_call"]["simulations_per_s"], 3
+    )
+    return totals
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", help="export folder or .pt file (default: a random --network)")
+    parser.add_argument("--network", default="b4c32", help="random network when no --model (default b4c32)")
+    parser.add_argument("--simulations", type=int, default=200, help="simulations per search (>= 1)")
+    parser.add_argument("--leaves-per-call", type=int, default=DEFAULT_LEAVES_PER_CALL, help="leaves per call (>= 1)")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (>= 1)")
+    parser.add_argument("--positions", type=int, default=4, help="root positions (>= 1)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    if min(args.simulations, args.leaves_per_call, args.rounds, args.positions) < 1:
+        parser.error("expected --simulations, --leaves-per-call, --rounds and --positions >= 1")
+    from networks.loading import load_evaluator
+
+    with tempfile.TemporaryDirectory() as scratch:
+        if args.model:
+            model = args.model
+        else:
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            from bench_hybrid import random_export
+
+            model = random_export(args.network, Path(scratch) / "model")
+        evaluator = load_evaluator(model, expected_game="connect4")
+        report = {
+            "python": platform.python_version(),
+            "model": args.model if args.model else f"random {args.network}",
+            "backend": type(evaluator).__name__,
+            "simulations_per_search": args.simulations,
+            "rounds": args.rounds,
+            "positions": args.positions,
+            "connect4": bench(
+                evaluator.evaluate, args.simulations, args.leaves_per_call, args.rounds, args.positions, args.seed
+            ),
+        }
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
