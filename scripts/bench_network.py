@@ -11,6 +11,11 @@ Defaults: CPU, ``torch.set_num_threads(1)`` (one self-play actor per core), the 
 Connect Four network (``networks.config.CONNECT4_CPU_DEFAULT``) and tic-tac-toe MLP, batch sizes
 1, 64 and 256, about 1 second per measurement.
 
+With ``--onnx`` each network is also exported (``networks.export``) and run by ONNX Runtime on
+the CPU with ``--threads`` intra-op threads (``networks.onnx_evaluator``, what ``play`` uses),
+interleaved with the torch evaluator: ``onnx_evaluator_positions_per_s``, its ratio to the torch
+evaluator, and the largest absolute difference of priors and values on the same inputs.
+
 Examples::
 
     .venv/bin/python scripts/bench_network.py
@@ -68,7 +73,8 @@ def _rate(fn, batch: int, seconds: float, device: torch.device) -> tuple[float, 
 
 
 def bench(
-    config: NetworkConfig, game: str, batch_sizes, seconds: float, device, use_bf16, compile_model
+    config: NetworkConfig, game: str, batch_sizes, seconds: float, device, use_bf16, compile_model,
+    onnx_threads: int | None = None,
 ) -> list:
     shape, actions = GAMES[game]
     torch.manual_seed(0)
@@ -76,6 +82,7 @@ def bench(
     evaluator = TorchEvaluator(model, device=device, use_bf16=use_bf16, compile=compile_model)
     forward = evaluator._forward  # the (possibly compiled) module the evaluator calls
     generator = np.random.default_rng(0)
+    onnx = _onnx_evaluator(model, config, game, onnx_threads) if onnx_threads else None
     runs = []
     for batch in batch_sizes:
         observations = generator.integers(0, 2, size=(batch, *shape)).astype(np.float32)
@@ -94,19 +101,45 @@ def bench(
         evaluator_wall, evaluator_cpu = _rate(
             lambda o=observations, m=legal: evaluator.evaluate(o, m), batch, seconds, evaluator.device
         )
-        runs.append(
-            {
-                "game": game,
-                "network": config.name,
-                "parameters": count_parameters(model),
-                "batch_size": batch,
-                "forward_positions_per_s": round(forward_wall, 1),
-                "evaluator_positions_per_s": round(evaluator_wall, 1),
-                "forward_positions_per_cpu_s": round(forward_cpu, 1),
-                "evaluator_positions_per_cpu_s": round(evaluator_cpu, 1),
-            }
-        )
+        run = {
+            "game": game,
+            "network": config.name,
+            "parameters": count_parameters(model),
+            "batch_size": batch,
+            "forward_positions_per_s": round(forward_wall, 1),
+            "evaluator_positions_per_s": round(evaluator_wall, 1),
+            "forward_positions_per_cpu_s": round(forward_cpu, 1),
+            "evaluator_positions_per_cpu_s": round(evaluator_cpu, 1),
+        }
+        if onnx is not None:
+            onnx_wall, onnx_cpu = _rate(lambda o=observations, m=legal: onnx.evaluate(o, m), batch, seconds, device)
+            torch_again, _ = _rate(
+                lambda o=observations, m=legal: evaluator.evaluate(o, m), batch, seconds, evaluator.device
+            )
+            torch_priors, torch_values = evaluator.evaluate(observations, legal)
+            onnx_priors, onnx_values = onnx.evaluate(observations, legal)
+            run.update({
+                "onnx_evaluator_positions_per_s": round(onnx_wall, 1),
+                "onnx_evaluator_positions_per_cpu_s": round(onnx_cpu, 1),
+                "onnx_over_torch_evaluator": round(onnx_wall / (0.5 * (evaluator_wall + torch_again)), 3),
+                "onnx_max_abs_prior_difference": float(np.abs(np.asarray(onnx_priors) - torch_priors).max()),
+                "onnx_max_abs_value_difference": float(np.abs(np.asarray(onnx_values) - torch_values).max()),
+            })
+        runs.append(run)
     return runs
+
+
+def _onnx_evaluator(model, config: NetworkConfig, game: str, threads: int):
+    """Export ``model`` to a temporary folder and open it with ONNX Runtime on the CPU."""
+    import tempfile
+
+    import games
+    from networks.export import export_model
+    from networks.onnx_evaluator import load_exported
+
+    folder = Path(tempfile.mkdtemp(prefix="bench_onnx_"))
+    export_model(model.cpu(), config, game, games.make(game).version, folder)
+    return load_exported(folder, providers=["CPUExecutionProvider"], num_threads=threads)
 
 
 def main(argv=None) -> int:
@@ -125,6 +158,7 @@ def main(argv=None) -> int:
         "--bf16", choices=["auto", "on", "off"], default="auto", help="bf16 autocast (GPU only)"
     )
     parser.add_argument("--compile", action="store_true", help="torch.compile the model")
+    parser.add_argument("--onnx", action="store_true", help="also time ONNX Runtime (CPU) at equal inputs")
     args = parser.parse_args(argv)
     if args.threads < 1:
         parser.error(f"--threads: expected an int >= 1, got {args.threads}")
@@ -148,10 +182,12 @@ def main(argv=None) -> int:
     runs = []
     for name in filter(None, args.connect4.split(",")):
         config = named(name, CONNECT4_CPU_DEFAULT)
-        runs += bench(config, "connect4", batch_sizes, args.seconds, device, use_bf16, args.compile)
+        runs += bench(config, "connect4", batch_sizes, args.seconds, device, use_bf16, args.compile,
+                      args.threads if args.onnx else None)
     for name in filter(None, args.tictactoe.split(",")):
         config = named(name, TICTACTOE_DEFAULT)
-        runs += bench(config, "tictactoe", batch_sizes, args.seconds, device, use_bf16, args.compile)
+        runs += bench(config, "tictactoe", batch_sizes, args.seconds, device, use_bf16, args.compile,
+                      args.threads if args.onnx else None)
     result = {
         "benchmark": "network_forward",
         "device": str(device),

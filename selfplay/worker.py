@@ -21,6 +21,9 @@ from selfplay.eval_cache import EvaluationCache
 from selfplay.records import GameRecord
 from selfplay.runner import SelfPlayRunner, SelfPlayStats
 
+#: accepted ``inference`` settings
+INFERENCE_BACKENDS = ("torch", "onnx")
+
 #: game ids of worker incarnation ``i`` start at ``i * GAME_ID_BLOCK``: ids never repeat across
 #: restarted or replaced workers.
 GAME_ID_BLOCK = 1 << 32
@@ -45,6 +48,10 @@ class SelfPlayWorker:
             Gumbel (and ``puct_config`` is unused), else PUCT.
         full_search_probability, cheap_simulations, value_target: see ``SelfPlayRunner``.
         eval_cache_size: slots of the evaluation cache (``selfplay.eval_cache``); 0 = no cache.
+        inference: ``"torch"`` (``networks.evaluator.TorchEvaluator``) or ``"onnx"``: each new set
+            of weights is exported (``networks.export.onnx_bytes``) and run by ONNX Runtime on the
+            CPU with ``torch_threads`` intra-op threads (``networks.onnx_evaluator``); same outputs
+            within float rounding (``scripts/bench_network.py --onnx``).
         sink: called with the list of finished ``GameRecord``s; ``None`` keeps them for ``play``
             to return.
     """
@@ -69,25 +76,32 @@ class SelfPlayWorker:
         cheap_simulations: int = 1,
         value_target: str = "z",
         eval_cache_size: int = 0,
+        inference: str = "torch",
     ) -> None:
         import torch
 
         from networks.evaluator import TorchEvaluator
 
+        if inference not in INFERENCE_BACKENDS:
+            raise ValueError(f"expected inference in {list(INFERENCE_BACKENDS)}, got {inference!r}")
         torch.set_num_threads(max(1, int(torch_threads)))
+        self.torch_threads = max(1, int(torch_threads))
+        self.inference = inference
         self.game = games.make(game_name)
         model = build_network(
             NetworkConfig.from_dict(dict(network_config)), self.game.observation_shape, self.game.num_actions
         )
         self.evaluator = TorchEvaluator(model, device=device)
-        self.cache = EvaluationCache(self.game, self.evaluator.evaluate, eval_cache_size) if eval_cache_size else None
+        self.network_config = dict(network_config)
+        self.onnx = self._onnx_evaluator() if inference == "onnx" else None
+        self.cache = EvaluationCache(self.game, self.evaluate, eval_cache_size) if eval_cache_size else None
         search_config = GumbelConfig(**gumbel_config) if gumbel_config is not None else PUCTConfig(**puct_config)
         self.moves_per_call = int(moves_per_call)
         self.sink = sink
         self.version = -1
         self.runner = SelfPlayRunner(
             self.game,
-            self.cache if self.cache is not None else self.evaluator.evaluate,
+            self.cache if self.cache is not None else self.evaluate,
             search_config,
             num_games,
             np.random.default_rng([seed, incarnation]),
@@ -116,6 +130,8 @@ class SelfPlayWorker:
         if weights is not None:
             # copies: arrays that arrive through Ray's object store are read-only views
             self.evaluator.set_weights({name: np.array(value) for name, value in weights.items()}, version=version)
+            if self.onnx is not None:
+                self.onnx = self._onnx_evaluator()
             self.version = version
             self.runner.model_version = version
             if self.cache is not None:
@@ -132,6 +148,32 @@ class SelfPlayWorker:
         if records:
             self.sink(records)
         return stats
+
+    def evaluate(self, observations: np.ndarray, legal_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The current weights' masked priors ``[B, A]`` float32 and values ``[B]`` float32."""
+        if self.onnx is not None:
+            return self.onnx.evaluate(observations, legal_mask)
+        return self.evaluator.evaluate(observations, legal_mask)
+
+    def _onnx_evaluator(self):
+        """An ONNX Runtime (CPU) evaluator of the torch evaluator's current weights."""
+        import onnxruntime
+
+        from networks.export import onnx_bytes
+        from networks.onnx_evaluator import OnnxEvaluator
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = self.torch_threads
+        options.inter_op_num_threads = 1
+        session = onnxruntime.InferenceSession(
+            onnx_bytes(self.evaluator.model), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        metadata = {
+            "game": {"name": self.game.name, "version": int(self.game.version)},
+            "observation_shape": list(self.game.observation_shape), "num_actions": int(self.game.num_actions),
+            "network": self.network_config,
+        }
+        return OnnxEvaluator(session, metadata)
 
     def ping(self) -> int:
         return self.version

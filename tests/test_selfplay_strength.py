@@ -248,6 +248,31 @@ def test_worker_clears_its_cache_when_the_weights_change():
     assert seen[1] == 0
 
 
+def test_onnx_inference_follows_the_weights_and_matches_torch():
+    network = NetworkConfig(kind="resnet", num_blocks=1, channels=8, value_hidden=8).to_dict()
+    worker = SelfPlayWorker(
+        "connect4", network, {"num_simulations": 4}, num_games=2, moves_per_call=2, temperature=1.0,
+        temperature_plies=2, seed=0, incarnation=1, device="cpu", inference="onnx",
+    )
+    rng = np.random.default_rng(0)
+    states = C4.initial_states(16)
+    for _ in range(5):
+        legal = C4.legal_mask(states)
+        states = C4.step(states, np.array([rng.choice(np.flatnonzero(row)) for row in legal]))
+    observations, legal = C4.observation(states), C4.legal_mask(states)
+    torch.manual_seed(1)
+    weights = {k: (v + 0.1 * torch.randn_like(v) if v.is_floating_point() else v).numpy()
+               for k, v in worker.evaluator.model.state_dict().items()}
+    worker.play(1, weights)
+    onnx_priors, onnx_values = worker.evaluate(observations, legal)
+    torch_priors, torch_values = worker.evaluator.evaluate(observations, legal)
+    np.testing.assert_allclose(onnx_priors, torch_priors, atol=1e-5)
+    np.testing.assert_allclose(onnx_values, torch_values, atol=1e-5)
+    assert np.all(onnx_priors[~legal] == 0.0)
+    with pytest.raises(ValueError, match="inference"):
+        SelfPlayWorker("connect4", network, {"num_simulations": 4}, 2, 2, 1.0, 2, 0, 1, inference="tensorrt")
+
+
 # --------------------------------------------------------------------------- configuration
 @pytest.fixture(scope="module")
 def compose():
@@ -273,6 +298,7 @@ def compose():
         ),
         (["selfplay.value_target=td"], "selfplay.value_target: expected one of ['z', 'q', 'mix'], got 'td'"),
         (["selfplay.eval_cache_size=-1"], "selfplay.eval_cache_size: expected a finite number >= 0, got -1"),
+        (["selfplay.inference=tensorrt"], "selfplay.inference: expected one of ['torch', 'onnx'], got 'tensorrt'"),
     ],
 )
 def test_bad_technique_settings_are_refused(compose, overrides, expected):

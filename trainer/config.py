@@ -75,6 +75,9 @@ class SelfPlaySchema:
     cheap_simulations: int = 16
     value_target: str = "z"  # z (outcome) | q (root search value) | mix ((z + q) / 2)
     eval_cache_size: int = 0  # slots of each actor's evaluation cache (selfplay/eval_cache.py); 0: off
+    # actor network runtime: onnx (ONNX Runtime on the CPU, re-exported for each new set of weights;
+    # about 2.8x the self-play positions per CPU second of torch: docs/learning_efficiency.md) | torch
+    inference: str = "onnx"
 
 
 @dataclass
@@ -405,6 +408,10 @@ def validate(config: TrainSchema) -> None:
     if sp.value_target not in ("z", "q", "mix"):
         errors.append(f"selfplay.value_target: expected one of ['z', 'q', 'mix'], got {sp.value_target!r}")
     _positive(errors, "selfplay.eval_cache_size", sp.eval_cache_size, allow_zero=True)
+    if sp.inference not in ("torch", "onnx"):
+        errors.append(f"selfplay.inference: expected one of ['torch', 'onnx'], got {sp.inference!r}")
+    elif sp.inference == "onnx" and sp.device == "cuda":
+        errors.append("selfplay.inference: 'onnx' runs on the CPU; with selfplay.device=cuda expected 'torch'")
     if sp.device not in ("auto", "cpu", "cuda"):
         errors.append(f"selfplay.device: expected one of ['auto', 'cpu', 'cuda'], got {sp.device!r}")
     tr = config.trainer

@@ -254,6 +254,7 @@ class TrainingRun:
             cheap_simulations=sp.cheap_simulations,
             value_target=sp.value_target,
             eval_cache_size=sp.eval_cache_size,
+            inference=sp.inference,
         )
 
     def _new_worker(self):

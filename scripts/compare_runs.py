@@ -1,0 +1,191 @@
+"""Train several configurations for the same wall clock and compare their mistake rates.
+
+Each configuration (a name and Hydra overrides) is trained with ``train`` once per seed, one run
+after another (never two at once: they would share the CPUs), for ``--minutes`` of wall clock each
+(``run.max_minutes``). Every new best model's mistake rate against perfect play is read back from
+the run's TensorBoard scalars (``arena/mistake_rate/SET``), with its time in seconds since the
+``train`` command started (Ray start-up included). The script writes ``compare.json`` (every run's
+curve, its command seconds, steps and games, its final best model's rates and, with
+``--at-minutes``, the last rate measured at or before each mark) and ``compare.png`` (one
+panel per labelled set, mistake rate against wall-clock seconds, a line per run), then prints the
+JSON.
+
+Examples::
+
+    .venv/bin/python scripts/compare_runs.py --game tictactoe --minutes 1 --seeds 0 1 \\
+        --config baseline= --config gumbel="mcts.algorithm=gumbel" --out runs/compare_ttt
+    .venv/bin/python scripts/compare_runs.py --game connect4 --minutes 60 --at-minutes 15 30 60 \\
+        --config puct= --config gumbel="mcts.algorithm=gumbel mcts.num_simulations=32" --out runs/c4
+
+Overrides of one configuration are separated by spaces. ``--nice N`` runs the trainings at a
+lower priority (``nice -n N``) on a shared machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+MISTAKE_PREFIX = "arena/mistake_rate/"
+#: tries of one run when Ray's start-up times out (before any training)
+STARTUP_ATTEMPTS = 3
+
+
+def parse_config(text: str) -> tuple[str, list[str]]:
+    """``NAME=OVERRIDES`` (overrides separated by spaces) to ``(name, [override, ...])``.
+
+    Raises:
+        ValueError: without ``=`` or with an empty name.
+    """
+    if "=" not in text:
+        raise ValueError(f"expected NAME=OVERRIDES, got {text!r}")
+    name, overrides = text.split("=", 1)
+    if not name or "/" in name:
+        raise ValueError(f"expected a configuration name without '/', got {name!r}")
+    return name, overrides.split()
+
+
+def read_curves(run_dir: Path, start_wall: float) -> dict:
+    """Mistake-rate curves and final counters of one run from its TensorBoard files.
+
+    Returns:
+        ``{"mistake_rates": {set: [[seconds since start_wall, rate], ...]}, "steps": int | None,
+        "games": int | None}``.
+    """
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    curves: dict[str, list[list[float]]] = {}
+    games = steps = None
+    board = run_dir / "tensorboard"
+    if not board.exists():
+        return {"mistake_rates": curves, "steps": steps, "games": games}
+    events = EventAccumulator(str(board), size_guidance={"scalars": 0})
+    events.Reload()
+    for tag in events.Tags()["scalars"]:
+        scalars = events.Scalars(tag)
+        if tag.startswith(MISTAKE_PREFIX):
+            curves[tag[len(MISTAKE_PREFIX):]] = [[round(e.wall_time - start_wall, 2), float(e.value)] for e in scalars]
+        elif tag == "selfplay/games" and scalars:
+            games = int(scalars[-1].value)
+        if scalars:
+            steps = max(steps or 0, int(scalars[-1].step))
+    return {"mistake_rates": curves, "steps": steps, "games": games}
+
+
+def rate_at(curve: list[list[float]], seconds: float) -> float | None:
+    """The last rate measured at or before ``seconds`` (None before the first measurement)."""
+    rate = None
+    for t, value in curve:
+        if t <= seconds:
+            rate = value
+    return rate
+
+
+def run_one(game: str, name: str, overrides: list[str], seed: int, minutes: float, out: Path, nice: int) -> dict:
+    run_dir = out / name / f"seed{seed}"
+    command = [
+        sys.executable, "-c", "from trainer.cli import main; main()",
+        f"game={game}", f"run.max_minutes={minutes}", f"run.seed={seed}", "run.live_status=false",
+        f"hydra.run.dir={run_dir}", *overrides,
+    ]
+    if nice:
+        command = ["nice", "-n", str(nice), *command]
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    (out / name).mkdir(parents=True, exist_ok=True)
+    for attempt in range(1, STARTUP_ATTEMPTS + 1):
+        start = time.time()
+        completed = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, check=False)
+        seconds = time.time() - start
+        log = completed.stdout + completed.stderr
+        (out / name / f"seed{seed}.log").write_text(log)
+        if completed.returncode == 0 or "timed out during startup" not in log:
+            break
+        # Ray waits 30 s for its raylet: on a loaded machine start-up can fail before training starts
+        shutil.rmtree(run_dir, ignore_errors=True)
+    result = {"seed": seed, "returncode": completed.returncode, "command_seconds": round(seconds, 1),
+              "attempts": attempt}
+    result.update(read_curves(run_dir, start))
+    return result
+
+
+def plot(results: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sets = sorted({s for runs in results.values() for run in runs for s in run["mistake_rates"]})
+    if not sets:
+        return
+    fig, axes = plt.subplots(1, len(sets), figsize=(5 * len(sets), 4), squeeze=False)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for axis, name in zip(axes[0], sets):
+        for index, (config, runs) in enumerate(results.items()):
+            for run in runs:
+                curve = run["mistake_rates"].get(name)
+                if not curve:
+                    continue
+                xs, ys = zip(*curve)
+                style = "-" if run["seed"] == runs[0]["seed"] else "--"
+                axis.plot(xs, [100 * y for y in ys], style, marker="o", markersize=3,
+                          color=colours[index % len(colours)], label=f"{config} seed {run['seed']}")
+        axis.set_title(f"mistake rate: {name}")
+        axis.set_xlabel("wall-clock seconds since the command started")
+        axis.set_ylabel("mistakes (%)")
+        axis.grid(alpha=0.3)
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    tmp = path.with_suffix(".tmp.png")
+    fig.savefig(tmp, dpi=110)
+    os.replace(tmp, path)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", default="tictactoe")
+    parser.add_argument("--minutes", type=float, default=1.0, help="run.max_minutes of every run")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
+    parser.add_argument("--config", action="append", required=True, help="NAME=OVERRIDES (space separated)")
+    parser.add_argument("--at-minutes", type=float, nargs="*", default=None,
+                        help="also report the last rate at or before these minutes since each command started")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--nice", type=int, default=0)
+    args = parser.parse_args(argv)
+    configs = [parse_config(text) for text in args.config]
+    args.out.mkdir(parents=True, exist_ok=True)
+    marks = args.at_minutes or []
+    results: dict[str, list[dict]] = {name: [] for name, _ in configs}
+    for seed in args.seeds:  # seeds outermost: configurations interleaved against machine drift
+        for name, overrides in configs:
+            results[name].append(run_one(args.game, name, overrides, seed, args.minutes, args.out, args.nice))
+    summary = {}
+    for name, runs in results.items():
+        summary[name] = {}
+        for run in runs:
+            entry = {"final": {s: curve[-1][1] for s, curve in run["mistake_rates"].items() if curve},
+                     "command_seconds": run["command_seconds"]}
+            for mark in marks:
+                entry[f"at_{mark:g}min"] = {s: rate_at(curve, 60 * mark) for s, curve in run["mistake_rates"].items()}
+            summary[name][f"seed{run['seed']}"] = entry
+    report = {
+        "game": args.game, "minutes": args.minutes, "seeds": args.seeds, "nice": args.nice,
+        "configs": {name: overrides for name, overrides in configs}, "cpu_count": os.cpu_count(),
+        "load_average_at_end": os.getloadavg(), "summary": summary, "runs": results,
+    }
+    tmp = args.out / "compare.json.tmp"
+    tmp.write_text(json.dumps(report, indent=1))
+    os.replace(tmp, args.out / "compare.json")
+    plot(results, args.out / "compare.png")
+    print(json.dumps(report))
+    return report
+
+
+if __name__ == "__main__":
+    main()

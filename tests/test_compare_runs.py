@@ -1,0 +1,61 @@
+"""scripts/compare_runs.py (configuration parsing, curves read back from TensorBoard, the rate at a
+mark, the plot) and scripts/bench_network.py --onnx (ONNX Runtime at equal outputs)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_parse_config_and_rate_at():
+    compare = _load("compare_runs")
+    assert compare.parse_config("gumbel=mcts.algorithm=gumbel mcts.num_simulations=16") == (
+        "gumbel", ["mcts.algorithm=gumbel", "mcts.num_simulations=16"]
+    )
+    assert compare.parse_config("baseline=") == ("baseline", [])
+    with pytest.raises(ValueError, match="NAME=OVERRIDES"):
+        compare.parse_config("baseline")
+    curve = [[10.0, 0.5], [20.0, 0.25], [40.0, 0.0]]
+    assert compare.rate_at(curve, 5.0) is None
+    assert compare.rate_at(curve, 20.0) == 0.25
+    assert compare.rate_at(curve, 39.9) == 0.25
+    assert compare.rate_at(curve, 100.0) == 0.0
+
+
+def test_curves_come_back_from_tensorboard_with_their_seconds(tmp_path):
+    from torch.utils.tensorboard import SummaryWriter
+
+    compare = _load("compare_runs")
+    writer = SummaryWriter(str(tmp_path / "tensorboard"))
+    writer.add_scalar("arena/mistake_rate/all", 0.5, 10, walltime=1000.0)
+    writer.add_scalar("arena/mistake_rate/all", 0.125, 20, walltime=1030.5)
+    writer.add_scalar("selfplay/games", 77, 20, walltime=1030.5)
+    writer.close()
+    curves = compare.read_curves(tmp_path, start_wall=990.0)
+    assert curves["mistake_rates"] == {"all": [[10.0, 0.5], [40.5, 0.125]]}
+    assert curves["games"] == 77 and curves["steps"] == 20
+    results = {"a": [{"seed": 0, "mistake_rates": curves["mistake_rates"]}]}
+    compare.plot(results, tmp_path / "compare.png")
+    assert (tmp_path / "compare.png").stat().st_size > 1000
+
+
+def test_bench_network_onnx_matches_torch():
+    bench = _load("bench_network")
+    from networks.config import TICTACTOE_DEFAULT
+
+    runs = bench.bench(TICTACTOE_DEFAULT, "tictactoe", [4], 0.01, bench.device_from_config("cpu"), None, False,
+                       onnx_threads=1)
+    assert runs[0]["onnx_max_abs_prior_difference"] < 1e-5
+    assert runs[0]["onnx_max_abs_value_difference"] < 1e-5
+    assert runs[0]["onnx_evaluator_positions_per_s"] > 0

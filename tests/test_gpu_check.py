@@ -1,0 +1,43 @@
+"""scripts/gpu_check.sh: skips cleanly without CUDA; its CPU-versus-device comparison runs (here
+with the CPU as the device, where the two must agree exactly)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import games
+from networks.config import NetworkConfig
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("gpu_check", SCRIPTS / "gpu_check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(torch.cuda.is_available(), reason="the skip path is for machines without CUDA")
+def test_gpu_check_skips_without_cuda():
+    done = subprocess.run(["bash", str(SCRIPTS / "gpu_check.sh")], capture_output=True, text=True, check=False,
+                          env={"PYTHON": sys.executable, "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert "no CUDA device" in json.loads(done.stdout)["skipped"]
+
+
+@pytest.mark.slow
+def test_gradient_comparison_agrees_with_itself_on_the_cpu():
+    network = NetworkConfig(kind="resnet", num_blocks=1, channels=8, value_hidden=8)
+    report = _module().check_gradients(games.make("connect4"), device="cpu", network=network, batch_size=32)
+    assert report["ok"] is True
+    assert report["cpu_policy_loss"] == report["cuda_policy_loss"]
+    assert report["worst_gradient_excess_over_tolerance"] <= 0.0
