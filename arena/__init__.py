@@ -8,7 +8,7 @@ Modules:
 * ``arena.specs``: player specs, one text syntax everywhere (``alphabeta:depth=5``,
   ``mcts:model=PATH,sims=200``, ...): ``parse_spec``, ``build_player``.
 * The match engine: ``arena.results`` (the one result type, ``MatchResult``), ``arena.openings``
-  (paired seeded openings: game k's opening depends only on the seed and k, each played once
+  (paired seeded openings: game k's opening depends only on the opening seed and k, each played once
   with each colour), ``arena.match`` (the sequential driver over any players, and round-robin
   ladders: ``run_match``, ``run_ladder``) and ``arena.network_match`` (the batched driver for
   network against network: ``run_network_match``).

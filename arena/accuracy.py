@@ -173,7 +173,7 @@ def network_mistake_rates(
 
     For TensorBoard as ``arena/mistake_rate/<set>``. All positions of a set (up to ``batch_size``
     at a time) are searched together in one ``mcts.run_puct`` call with ``puct_config``, no root
-    noise, and the most visited move is played (CASES D2).
+    noise, and the most visited move is played (arena searches use no Dirichlet noise).
 
     Args:
         game: ``connect4`` (one entry per shipped set; none if no set is shipped yet) or

@@ -145,7 +145,7 @@ def finite_or_none(value: float) -> float | None:
 def match_statistics(wins: int, draws: int, losses: int, confidence: float = 0.95) -> MatchStatistics:
     """Score, Wilson interval and Elo difference of a W/D/L record (see the module docstring).
 
-    ``(0, 40, 0)`` gives score 0.5, Elo 0.0 and a finite interval around it (CASES G1).
+    ``(0, 40, 0)`` gives score 0.5, Elo 0.0 and a finite interval around it (forty draws and nothing else).
 
     Raises:
         ValueError: for a negative or non-integer count, no games at all, or a ``confidence``

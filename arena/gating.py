@@ -5,8 +5,8 @@ The decision rule, with draws counted as half a win:
 
     score = (wins + draws / 2) / games;  accepted  <=>  games > 0 and score >= threshold
 
-so a score of exactly the threshold is accepted, and an empty match is rejected (CASES G1).
-A match between two identical parameter sets is refused: it would only measure noise (G3).
+so a score of exactly the threshold is accepted, and an empty match is rejected (no division by zero).
+A match between two identical parameter sets is refused: it would only measure noise.
 """
 
 from __future__ import annotations
@@ -126,7 +126,8 @@ class GatingWorker:
         self.best.set_weights({k: np.array(_to_numpy(v)) for k, v in best_weights.items()}, version=best_version)
         match = run_network_match(
             self.game, self.candidate.evaluate, self.best.evaluate, self.num_games, self.puct_config,
-            self.rng, self.opening_random_plies, names=(f"candidate {candidate_version}", f"best {best_version}"),
+            self.rng, self.opening_random_plies,
+            names=(f"candidate {candidate_version}", f"best {best_version}"),
         )
         score, accepted = gate_decision(match.wins, match.draws, match.losses, self.threshold)
         return GateResult(

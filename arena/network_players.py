@@ -13,7 +13,7 @@ from games.base import Game
 class MCTSPlayer:
     """A network guiding PUCT search (``mcts.run_puct``): plays the most visited root child.
 
-    No root noise and greedy move choice (CASES D2; seed section 8): ties between equally visited
+    No root noise and greedy move choice (arena and play searches use no Dirichlet noise; the robust child, Browne et al. 2012, sec. 3.3.3): ties between equally visited
     children go to the lowest action index, so ``rng`` is only passed to the search.
 
     Args:

@@ -4,8 +4,8 @@ Games come in pairs ``(2p, 2p + 1)`` that share one opening: the ``start`` moves
 ``num_plies`` uniformly random legal plies. Player A moves first in the even game of each pair
 and second in the odd one, so each opening is played once with each colour and a lucky opening
 favours nobody. Pair ``p``'s random plies are drawn from their own generator,
-``numpy.random.default_rng([seed, p])``, so game ``k``'s opening depends only on the seed and
-``k``: the same in a 10-game and a 20-game match, and whatever the players did before.
+``numpy.random.default_rng([seed, p])``, so game ``k``'s opening depends only on the opening
+seed and ``k``: the same in a 10-game and a 20-game match, and whatever the players did before.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def opening_seed(rng: np.random.Generator) -> int:
         ValueError: if ``rng`` is not a ``numpy.random.Generator``.
     """
     if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")  # noqa: TRY004 (project rule: ValueError)
+        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     return int(rng.integers(2**63))
 
 

@@ -9,7 +9,7 @@ alternate every hand (you start as the first player unless ``--human-second``). 
 your moves you see your card, the public card (Leduc, second round), the betting so far and the
 pot; type an action word or its first letter (Kuhn: ``pass``/``bet``, also ``check``, ``fold``,
 ``call``; Leduc: ``fold``, ``call``/``check``, ``raise``/``bet``) or ``quit``. The policy samples
-its actions from its table with the seeded generator, and so do the deals. After each hand both
+its actions from its table with a seeded generator, and so do the deals. After each hand both
 cards are shown, with the chips won and the running total.
 """
 

@@ -13,7 +13,7 @@ Syntax: ``KIND`` or ``KIND:KEY=VALUE[,KEY=VALUE...]``, for example::
     policy:model=PATH           the network alone: argmax of the masked policy
     human                       moves typed on stdin
 
-Every kind accepts ``seed=INT`` (default: the seed the caller passes, else 0), so every player is
+Every kind accepts ``seed=INT`` (default: the caller's seed, else 0), so every player is
 seeded. ``PATH`` is an export folder (or its ``model.onnx``/``model.json``; opened with ONNX
 Runtime, no torch) or a ``.pt`` model file or training checkpoint (opened with torch). A path that
 itself holds commas is read up to the next ``,KEY=``.

@@ -1,4 +1,4 @@
-"""The batched game API every game implements, and the seed's six single-state functions.
+"""The batched game API every game implements, and the six single-state functions of AIMA.
 
 Conventions (shared by every module that imports this one):
 
@@ -21,7 +21,7 @@ Conventions (shared by every module that imports this one):
 
 The single-state functions (``initial_state``, ``player``, ``actions``, ``result``,
 ``terminal_test``, ``utility``) follow Russell & Norvig, *Artificial Intelligence: A Modern
-Approach*, section 5.1 (the seed's section 3). A single state there is a ``tuple`` of ``S`` Python
+Approach*, section 5.1. A single state there is a ``tuple`` of ``S`` Python
 ints: hashable, so it is also a transposition-table key. Chance adds three (Russell & Norvig, 3rd
 ed., section 5.5, "Stochastic games"): ``is_chance_state``, ``chance_outcomes`` and
 ``chance_result``.
@@ -366,7 +366,7 @@ class Game(ABC):
             return np.zeros((0, self.state_size), dtype=np.int64)
         return np.stack(rows)
 
-    # ------------------------------------------------ the seed's six functions (section 3)
+    # ------------------------------------------------ the six single-state functions (AIMA 5.1)
     def initial_state(self) -> tuple:
         """S0: the start position as a hashable tuple."""
         return tuple(int(v) for v in self.initial_states(1)[0])
@@ -462,7 +462,8 @@ class Game(ABC):
         Raises:
             ValueError: for a name not in ``labelled_set_names()`` (the message lists them).
         """
-        raise ValueError(f"unknown position set {name!r} for {self.name}; expected one of {self.labelled_set_names()}")
+        known = self.labelled_set_names()
+        raise ValueError(f"unknown position set {name!r} for {self.name}; expected one of {known}")
 
     def read_labelled_set(self, path):
         """A ``games.labelled.LabelledSet`` read from a file in the game's own format.

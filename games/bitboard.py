@@ -125,7 +125,7 @@ def compiled_rules(legal_one, step_one) -> CompiledRules:
 
 class BitboardGame(Game):
     """What tic-tac-toe and Connect Four share: the ``[current, mask, ply, status]`` rows, the
-    batched bookkeeping and the seed's single-state functions that only read ``ply``/``status``.
+    batched bookkeeping and the single-state functions that only read ``ply``/``status``.
 
     Subclasses set the ``Game`` attributes and implement ``_legal_kernel(states, out)`` and
     ``_step_kernel(states, actions, out) -> (row, error)`` (Numba kernels; ``error`` is ``OK``,
@@ -179,7 +179,7 @@ class BitboardGame(Game):
     def format_moves(self, actions) -> str:
         return "".join(str(int(a) + 1) for a in actions)
 
-    # ---------------------------------- the seed's six functions, pure Python for classical search
+    # ---------------------------------- the six single-state functions, pure Python for classical search
     def player(self, state: tuple) -> int:
         return state[PLY] & 1
 

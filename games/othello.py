@@ -459,7 +459,7 @@ class Othello(bb.BitboardGame):
         targets = (*range(self.pass_action), None)
         return BoardView(self.size, self.size, cells, CELL_MOVES, targets, stone_shape=DISCS)
 
-    # ---------------------------------- the seed's six functions, compiled for classical search
+    # ---------------------------------- the six single-state functions, compiled for classical search
     def actions(self, state: tuple) -> list[int]:
         if state[STATUS] != ONGOING:
             return []

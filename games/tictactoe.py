@@ -162,7 +162,8 @@ class TicTacToe(bb.BitboardGame):
             ValueError: for another name.
         """
         if name != self.LABELLED_SET:
-            raise ValueError(f"unknown position set {name!r} for {self.name}; expected one of {self.labelled_set_names()}")
+            known = self.labelled_set_names()
+            raise ValueError(f"unknown position set {name!r} for {self.name}; expected one of {known}")
         return _every_position_set()
 
     def default_network(self, gpu: bool = False) -> dict:
@@ -258,7 +259,7 @@ class TicTacToe(bb.BitboardGame):
             status = bb.DRAW
         return (current, x | o, ply, status)
 
-    # ---------------------------------- the seed's six functions, pure Python for classical search
+    # ---------------------------------- the six single-state functions, pure Python for classical search
     def actions(self, state: tuple) -> list[int]:
         if state[bb.STATUS] != bb.ONGOING:
             return []

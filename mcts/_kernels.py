@@ -233,7 +233,7 @@ def expand_and_backup(
     ``new_*`` arrays are indexed by row ``b`` and only read for rows that create a node. The
     value of a terminal leaf already in the tree is its stored exact value. Backup adds the
     value to every node on the path, negating it only when the player to move changes between a
-    node and its parent (DESIGN.md; CASES A4).
+    node and its parent (negamax; a player moving twice in a row keeps its sign).
 
     With ``use_solver`` (MCTS-solver, Winands et al. 2008, sec. 3) a new terminal leaf whose exact
     value is -1, 0 or +1 is proven, a proven leaf backs up its proven value, and proofs move up

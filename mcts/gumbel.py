@@ -6,7 +6,7 @@ Source: Danihelka, Guez, Schrittwieser, Silver 2022, "Policy improvement by plan
 
 One search over ``B`` roots:
 
-1. one Gumbel(0, 1) draw ``g(a)`` per legal root action, fresh for every search, from the seeded
+1. one Gumbel(0, 1) draw ``g(a)`` per legal root action, fresh for every search, from a seeded
    generator (no Dirichlet noise);
 2. Sequential Halving over the simulation budget (``considered_visit_sequence``): simulation
    ``k`` of a row goes to the legal action, among those whose visit count equals the schedule's

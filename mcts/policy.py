@@ -23,7 +23,7 @@ def mask_priors(priors: np.ndarray, legal_mask: np.ndarray) -> tuple[np.ndarray,
 
     Illegal actions get exactly 0, then each row is divided by its legal mass. A row is
     *degenerate* when its legal mass is not a positive finite number, or a legal entry is
-    negative or non-finite (e.g. a one-hot prior on an occupied cell, CASES C1); such a row falls
+    negative or non-finite (e.g. a one-hot prior on an occupied cell); such a row falls
     back to the uniform distribution over its legal actions. Rows with no legal action (terminal
     states) come back all zero and are not counted as degenerate.
 
@@ -129,7 +129,7 @@ def select_actions(
     Row ``b`` samples ``a`` with probability ``N(a)^(1/T) / sum_b N(b)^(1/T)`` (Silver et al. 2017,
     "Mastering the game of Go without human knowledge", Methods: self-play), computed in log space
     (``exp((log N - max log N) / T)``) so that large counts at small ``T`` never overflow or give
-    NaN (CASES F2). Rows with ``T < GREEDY_TEMPERATURE`` take the most visited action, the lowest
+    NaN (counts [800, 799] at temperature 0.001 stay finite: the powers are taken in log space). Rows with ``T < GREEDY_TEMPERATURE`` take the most visited action, the lowest
     index on ties, and use no randomness. Actions with zero visits are never chosen.
 
     Args:
@@ -227,7 +227,7 @@ def completed_q_policy(
             ``rescale_values``, the default); False takes Q as already normalised.
 
     Returns:
-        ``[B, A]`` float32: exactly 0 on illegal actions, finite, rows sum to 1 (CASES C4).
+        ``[B, A]`` float32: exactly 0 on illegal actions, finite, rows sum to 1.
 
     Raises:
         ValueError: if shapes disagree, a row has no legal action, or a constant is negative.

@@ -94,7 +94,7 @@ class SearchOutput:
         root_raw_priors: ``[B, A]`` float32, masked root priors before noise.
         tree: the full ``Tree``; pass it to ``mcts.tree.reroot`` for subtree reuse.
         num_degenerate_priors: ``[B]`` int32, evaluations per row whose priors had no usable mass
-            on legal actions and fell back to uniform (CASES C1).
+            on legal actions and fell back to uniform (e.g. a one-hot prior on an occupied cell).
         num_evaluations: ``[B]`` int32, leaves per row sent to the evaluator (root included).
         num_terminal_leaves: ``[B]`` int32, simulations per row that ended on a terminal state.
         root_proof: ``[B]`` int8, the root's ``mcts.tree`` proof code (``UNPROVEN`` without the

@@ -5,7 +5,7 @@ every per-edge array. The root is node ``ROOT_INDEX`` (0); a fresh search create
 simulation ``i`` (a simulation that ends on a terminal node already in the tree creates nothing).
 There are no node objects; the layout follows DeepMind's ``mctx`` (``mctx/_src/tree.py``).
 
-Value convention (DESIGN.md): every node value is from the view of the player to move at that
+Value convention (negamax): every node value is from the view of the player to move at that
 node, in ``[-1, 1]``. ``Q(s, a)`` (the value of an edge) is from the view of the player who chooses
 ``a`` at ``s``; it equals the child's value when the child has the same player to move and its
 negation otherwise.

@@ -9,7 +9,7 @@ Selection is UCB1 on results scaled to ``[0, 1]``::
 where untried actions are taken in increasing index order. Each new leaf is valued by random
 playouts (``mcts.evaluators.random_rollout_evaluator``): +1 win, 0 draw, -1 loss for the player
 to move there, i.e. results 1, 1/2, 0 after scaling. The move played is the most visited root
-child (seed section 8), lowest action index on ties.
+child (the robust child, Browne et al. 2012, sec. 3.3.3), lowest action index on ties.
 """
 
 from __future__ import annotations

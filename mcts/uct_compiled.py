@@ -17,7 +17,7 @@ one, so the root ends with ``num_simulations + 1``); each new leaf (the root inc
 by one uniformly random playout, +1 win, 0 draw, -1 loss for the player to move there; a terminal
 node keeps its exact value; the backup negates a value only when the player to move changes. The
 move played is the most visited root child, the lowest action index on ties. The playout moves come
-from a SplitMix64 stream inside the compiled code whose seed is one draw from the seeded
+from a SplitMix64 stream inside the compiled code whose seed is one draw from a seeded
 ``numpy.random.Generator`` passed in, so a search is reproducible from that generator.
 
 The compiled function is built once per game and process (``compiled_uct_kernel``; Numba cannot

@@ -4,7 +4,7 @@ The data goes to a temporary file in the destination's folder (same file system,
 atomic), is flushed and ``fsync``-ed, then ``os.replace`` moves it over the destination and the
 folder is ``fsync``-ed so the rename itself survives a power cut (POSIX). If anything fails before
 the rename (an exception, Ctrl-C), the temporary file is removed and the old file is untouched
-(CASES I1). Other packages (trainer checkpoints, replay-buffer snapshots, game records) reuse these.
+(an exception or a kill halfway through a write leaves the previous file intact). Other packages (trainer checkpoints, replay-buffer snapshots, game records) reuse these.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def atomic_torch_save(obj, path: str | os.PathLike) -> Path:
 
     The object is serialised to memory first, so a serialisation error leaves no temporary file.
     Save only tensors and plain Python types, so that ``torch.load(weights_only=True)`` can read it
-    back (CASES I4).
+    back (checkpoints hold only tensors and plain Python types).
 
     Raises:
         FileNotFoundError: as :func:`atomic_write`.

@@ -1,6 +1,6 @@
 """Model weights files: the network's weights plus what is needed to rebuild and check it.
 
-A weights file is ``torch.save`` of one dict holding only tensors and plain Python types (CASES I4)::
+A weights file is ``torch.save`` of one dict holding only tensors and plain Python types, so it loads with ``weights_only=True``::
 
     {
         "format": "tabula-rasa-model", "format_version": 1,
@@ -327,7 +327,7 @@ def load_model(
     """Load a weights file written by :func:`save_model` (or a checkpoint embedding one).
 
     Reads with ``torch.load(weights_only=True)`` and an explicit ``map_location``, so no code in the
-    file runs and a GPU-saved file loads on a CPU-only machine (CASES I3, I4).
+    file runs and a GPU-saved file loads on a CPU-only machine.
 
     Args:
         path: the file.

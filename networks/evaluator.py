@@ -89,7 +89,7 @@ class TorchEvaluator:
     Attributes:
         num_calls, num_positions: counters of ``evaluate`` calls and positions evaluated.
         num_degenerate_priors: positions where the network put less than
-            ``networks.policy_numpy.DEGENERATE_LEGAL_MASS`` on the legal actions (CASES C1).
+            ``networks.policy_numpy.DEGENERATE_LEGAL_MASS`` on the legal actions (a network almost sure of an illegal move).
         weights_version: the ``version`` given to the last :meth:`set_weights` (``None`` before).
 
     Raises:

@@ -34,7 +34,7 @@ class Evaluator(Protocol):
 
 
 class UniformEvaluator:
-    """Uniform priors over the legal actions and value 0 (the "zero net" of CASES).
+    """Uniform priors over the legal actions and value 0 (a "zero net", the usual stand-in for an untrained network in tests).
 
     For tests and for measuring tree speed with a free evaluator. Counts its calls and positions.
 

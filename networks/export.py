@@ -49,7 +49,7 @@ from networks.onnx_evaluator import (
 OPSET = 17
 
 #: Largest absolute difference between ONNX Runtime and torch outputs accepted by the check that
-#: ``export_model`` runs after writing (issue 6: "match within 1e-5"), as an absolute error for
+#: ``export_model`` runs after writing (the export promises "match within 1e-5"), as an absolute error for
 #: outputs below 1 and a relative one above.
 PARITY_TOLERANCE = 1e-5
 

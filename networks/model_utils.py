@@ -77,7 +77,7 @@ def unwrap_model(model: torch.nn.Module) -> torch.nn.Module:
 def weights_hash(model_or_state) -> str:
     """SHA-256 hex digest of a model's ``state_dict`` (names, dtypes, shapes and bytes, sorted by name).
 
-    Two models hash equal exactly when every parameter and buffer is bitwise equal (CASES G3: the
+    Two models hash equal exactly when every parameter and buffer is bitwise equal (so a match between two copies of one network is refused: the
     best model's hash is unchanged by an optimiser step on the candidate it was copied from).
 
     Raises:

@@ -2,14 +2,14 @@
 
 Illegal actions are removed by filling their logits with ``-inf`` before the softmax, never by
 multiplying logits by the mask: a multiplied-out logit becomes 0, which still takes probability
-``exp(0) / Z`` (CASES C3: logits ``[2, 1, 0.5]``, legal ``[1, 0, 1]`` give ``[0.8176, 0, 0.1824]``;
+``exp(0) / Z`` (multiplying the logits by the mask would be wrong: logits ``[2, 1, 0.5]``, legal ``[1, 0, 1]`` give ``[0.8176, 0, 0.1824]``;
 multiplying gives ``[0.7361, 0.0996, 0.1643]``, with mass on the illegal action). The softmax is shifted by
 the largest *legal* logit, so a row whose legal logits are all ``-1000`` (a network that put all its
-mass on illegal moves, CASES C1) still gives the uniform distribution over legal actions.
+mass on illegal moves, e.g. a one-hot prior on an occupied cell) still gives the uniform distribution over legal actions.
 
 A row with no legal action (a finished game) gives probabilities all 0 and log-probabilities all
 ``ILLEGAL_LOG_PROB``; nothing is NaN. Gradients reaching illegal logits are exactly 0 (the fill
-blocks them), which the policy loss relies on (CASES C2).
+blocks them), which the policy loss relies on (raising illegal logits changes neither loss nor gradient).
 
 The numpy twins live in :mod:`networks.policy_numpy` so ONNX Runtime code paths need no torch.
 """
@@ -98,7 +98,7 @@ def count_degenerate_priors(
 ) -> int:
     """Rows whose unmasked softmax puts less than ``min_legal_mass`` on the legal actions.
 
-    Such a network is almost sure of an illegal move (CASES C1); masking still yields a valid
+    Such a network is almost sure of an illegal move (a one-hot prior on an occupied cell); masking still yields a valid
     prior, but the event is worth counting and logging. Rows without a legal action are not
     counted.
 

@@ -2,7 +2,7 @@
 
 Same rules as the torch version: illegal logits are filled with ``-inf`` (never multiplied by the
 mask), the softmax is shifted by the largest legal logit (so legal logits all ``-1000`` still give
-uniform over the legal actions, CASES C1), illegal actions get probability exactly 0, and a row
+uniform over the legal actions, as for a one-hot prior on an occupied cell), illegal actions get probability exactly 0, and a row
 without a legal action gives all zeros. Used by the ONNX Runtime evaluator and by tests.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 #: A prior is "degenerate" when the network's unmasked softmax puts less than this much probability
-#: on the legal actions (CASES C1).
+#: on the legal actions (a network almost sure of an illegal move).
 DEGENERATE_LEGAL_MASS = 1e-6
 
 #: Log-probability of an illegal action in :func:`masked_log_softmax_numpy` (exp gives exactly 0).
@@ -117,7 +117,7 @@ def masked_log_softmax_numpy(logits: np.ndarray, legal_mask: np.ndarray) -> np.n
 def count_degenerate_priors_numpy(
     logits: np.ndarray, legal_mask: np.ndarray, min_legal_mass: float = DEGENERATE_LEGAL_MASS
 ) -> int:
-    """Rows whose unmasked softmax puts less than ``min_legal_mass`` on legal actions (CASES C1).
+    """Rows whose unmasked softmax puts less than ``min_legal_mass`` on legal actions (a network almost sure of an illegal move).
 
     Rows without a legal action are not counted.
 

@@ -10,7 +10,7 @@ Prints ONE JSON object ``{"runs": [...], ...}``; each run (one per game and batc
   included) during ``SelfPlayRunner`` self-play of ``B`` games with the same evaluator, i.e.
   ``SelfPlayStats.leaf_evaluations / SelfPlayStats.seconds``; the seconds include the search,
   the rules, move selection and recording;
-* ``ratio``: ``selfplay_evals_per_s / forward_evals_per_s`` (DESIGN.md, "Hot paths");
+* ``ratio``: ``selfplay_evals_per_s / forward_evals_per_s`` (the tree work must not dominate: it should stay above 0.8);
 * ``positions_per_s``: self-play moves (plies, summed over the ``B`` games) per second;
 * ``tree_sims_per_s``: simulations per second of the batched PUCT search and the rules alone,
   with the free "zero net" evaluator (uniform priors, value 0, observations still encoded), from

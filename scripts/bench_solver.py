@@ -23,8 +23,8 @@ under a quarter of the time left) until ``--positions`` are done or the set has 
 ``--time-cap`` seconds; one slow position can overrun the cap (a search is not interrupted). ``mean_us`` is wall time (Pons' measure);
 ``mean_cpu_us`` is this process's CPU time, which shows how much of the wall time went to other
 processes on a shared machine (pinning fixes the core, not the competition for it). Numba compilation (cached on disk) happens before any
-timing. The process pins itself to one CPU and to one Numba thread. Pons' reference figures are
-from issue 3 (his C++ solver, one core, no book).
+timing. The process pins itself to one CPU and to one Numba thread. Pons' reference figures
+(``PONS``) are those he publishes for his C++ solver (one core, no book).
 """
 
 from __future__ import annotations

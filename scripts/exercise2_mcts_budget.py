@@ -11,7 +11,7 @@ negamax, AIMA section 5.2; uniform choice among the optimal moves with its seede
   state evaluator with uniform priors over the legal moves and the value of one random playout
   (``mcts.random_rollout_evaluator``); no root noise.
 
-Both play the most visited root action, the lowest action index on ties (seed section 8). For each
+Both play the most visited root action, the lowest action index on ties (the robust child, Browne et al. 2012, sec. 3.3.3). For each
 simulation budget (simulations per move: 1, 2, 4, ... doubling) each search plays ``--games``
 games as X (first player) and as many as O against minimax. All games of one search and budget
 advance together: minimax moves game by game, then one batched search over every game where the
@@ -166,7 +166,7 @@ def run_sweep(
 ) -> dict:
     """Budgets ``min_budget``, twice that, ... for each search in ``algorithms`` until
     ``extra_points`` doublings after its first budget without a loss, never above ``max_budget``.
-    Returns ``{algorithm: [play_budget results]}``. A budget's games depend only on the seed, the
+    Returns ``{algorithm: [play_budget results]}``. A budget's games depend only on ``seed``, the
     search and the budget, so a sweep can be extended with a larger ``min_budget``.
 
     Raises:

@@ -1,4 +1,4 @@
-"""Kill -9 and resume, over and over (issue 7, CASES I1): does a training run survive SIGKILL?
+"""Kill -9 and resume, over and over: does a training run survive SIGKILL?
 
 Each trial starts ``train`` (``experiment=tiny game=tictactoe``; the first trial a fresh run, every
 later one ``resume=RUN``) in its own session, waits a seeded random time (seconds after the start, or 0-3 s after the run writes a new checkpoint), and SIGKILLs the whole

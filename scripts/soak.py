@@ -1,4 +1,4 @@
-"""Soak test (issue 7, CASES K1): run ``train`` for N minutes and watch the memory of every process.
+"""Soak test (memory must return to its baseline): run ``train`` for N minutes and watch the memory of every process.
 
 ``train`` (default ``game=tictactoe``, its normal config) runs in its own session; every
 ``--interval`` seconds the script reads, from /proc, the resident memory (VmRSS) of every process

@@ -1,4 +1,4 @@
-"""Classical adversarial search on the seed's six single-state game functions.
+"""Classical adversarial search on the six single-state game functions of ``games.base``.
 
 * ``search.minimax``: exhaustive minimax (negamax form) with a transposition table, the textbook
   tic-tac-toe counts, and a plain depth-limited minimax used as the reference for alpha-beta.

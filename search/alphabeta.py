@@ -25,8 +25,8 @@ for each call, cut-offs use only entries searched to exactly the same remaining 
 scores are stored relative to the node (the usual mate-distance adjustment) so transpositions
 reached at different plies stay correct. The chosen action does not depend on the ordering either:
 the root searches each action with a window one point wider than the best score so far, so ties
-are exact, and among actions with the best score the lowest action index is played (DESIGN.md,
-"Ties").
+are exact, and among actions with the best score the lowest action index is played (the
+project's tie rule: deterministic unless a seeded generator is asked for).
 """
 
 from __future__ import annotations
@@ -177,7 +177,8 @@ def default_evaluate_fn(game: Game) -> EvaluateFn:
     bound = float(game.heuristic_bound)
     if not 0.0 < bound < PROVEN_THRESHOLD:
         raise ValueError(
-            f"{game.name}.heuristic_bound: expected a number in (0, {PROVEN_THRESHOLD}), got {game.heuristic_bound!r}"
+            f"{game.name}.heuristic_bound: expected a number in (0, {PROVEN_THRESHOLD}), "
+            f"got {game.heuristic_bound!r}"
         )
     if bound >= HEURISTIC_POINTS:
         return heuristic

@@ -242,7 +242,7 @@ class CFRSolver:
     Args:
         tree: the game's flat tree (``search.game_tree.build_tree``).
         algorithm: ``"cfr"``, ``"cfr+"`` or ``"mccfr"``.
-        rng: the seeded ``numpy.random.Generator`` MCCFR samples from (required for ``"mccfr"``).
+        rng: a seeded ``numpy.random.Generator`` MCCFR samples from (required for ``"mccfr"``).
 
     Attributes:
         iterations: iterations done so far (one traversal per player each).

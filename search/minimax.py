@@ -1,4 +1,4 @@
-"""Minimax in negamax form on the seed's six single-state functions.
+"""Minimax in negamax form on the six single-state functions of ``games.base``.
 
 Source: Russell & Norvig, *Artificial Intelligence: A Modern Approach* (AIMA), 3rd ed.,
 chapter 5, MINIMAX-DECISION (section 5.2), written in the negamax form of Knuth & Moore (1975,

@@ -64,7 +64,7 @@ def pimc_action_values(tree: GameTree, num_samples: int = 0, rng: np.random.Gene
     Args:
         num_samples: worlds sampled per information state (with replacement, weighted by chance);
             0 averages over every consistent world exactly (the limit of many samples).
-        rng: the seeded generator, required when ``num_samples`` > 0.
+        rng: a seeded generator, required when ``num_samples`` > 0.
 
     Raises:
         ValueError: if ``num_samples`` < 0, or > 0 without a generator.

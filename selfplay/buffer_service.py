@@ -2,7 +2,7 @@
 
 Self-play workers push finished games (``add_games``); the trainer pulls several batches per call
 (``sample_batches``) to keep round trips few. A record that fails validation is rejected and
-counted, never half-inserted, and never stops the service (CASES C5, L1).
+counted, never half-inserted, and never stops the service.
 """
 
 from __future__ import annotations

@@ -11,17 +11,17 @@ import numpy as np
 class GameRecord:
     """One finished self-play game, position by position (T = plies played).
 
-    Every array is owned by the record (copies, never views of live search state; CASES H2).
+    Every array is owned by the record (copies, never views of live search state, so mutating a live board later changes nothing stored).
 
     Attributes:
-        game_id: unique id of this game within a run (used for validation splits, CASES H3).
+        game_id: unique id of this game within a run (validation splits are by game id).
         game_name: registry id of the game, e.g. ``"connect4"``.
         observations: ``[T, C, H, W]`` float32, network input before each move.
         legal_masks: ``[T, A]`` bool, True = legal.
         policies: ``[T, A]`` float32, the search's visit distribution (policy target); sums to 1,
             0 on illegal actions.
         values: ``[T]`` float32, the value target z from the view of the player to move at that
-            position: +1 if that player went on to win, -1 if it lost, 0 for a draw (CASES A2).
+            position: +1 if that player went on to win, -1 if it lost, 0 for a draw.
         to_play: ``[T]`` int8, the player (0/1) to move at each position.
         actions: ``[T]`` int64, the action played at each position.
         winner: 0 or 1, or -1 for a draw.

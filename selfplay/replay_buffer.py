@@ -3,9 +3,9 @@
 Positions live in preallocated numpy arrays used as a ring (``[N, ...]`` with ``N =
 capacity_positions``); nothing is a Python object per position. Whole games go in atomically
 (:meth:`ReplayBuffer.add_game` validates every field of a :class:`~selfplay.records.GameRecord`
-before writing anything, CASES C5) and are copied in (CASES H2). Sampling is uniform over the
+before writing anything) and are copied in. Sampling is uniform over the
 window, with one random symmetry of the game applied to each sample (observation, legal mask and
-policy target move together; the value target z is unchanged, CASES E2).
+policy target move together; the value target z is unchanged).
 
 Window. With ``window_growth=None`` the window is the last ``capacity_positions`` positions. With
 ``window_growth=WindowGrowth(c, alpha, beta)`` it grows with the number of positions ever added
@@ -20,7 +20,7 @@ KataGo uses ``c = 250_000``, ``alpha = 0.75``, ``beta = 0.4``: early, when the n
 fast, old data leaves the window quickly; later the window grows sublinearly so data stays
 diverse. The window is measured in positions, and never exceeds ``capacity_positions``.
 
-Validation split (CASES H3). With ``validation_every=k > 0``, a game whose ``game_id % k == 0``
+Validation split (by game id: train and validation games are disjoint). With ``validation_every=k > 0``, a game whose ``game_id % k == 0``
 goes to a separate held-out ring (capacity ``validation_capacity_positions``) and is never
 sampled for training; :meth:`ReplayBuffer.sample_validation` draws from it.
 
@@ -294,7 +294,7 @@ class ReplayBuffer:
     def add_game(self, record: GameRecord) -> str:
         """Validate and insert one whole game (all its positions, or none).
 
-        The record's arrays are copied into the buffer (CASES H2); a game longer than the ring
+        The record's arrays are copied into the buffer; a game longer than the ring
         of its split is rejected, so a window never holds part of a game cut at insertion.
 
         Args:
@@ -308,7 +308,7 @@ class ReplayBuffer:
                 game, wrong shapes, non-finite entries, a legal mask without a legal action, a
                 policy target not summing to 1 (within ``POLICY_SUM_TOLERANCE``) or negative or with
                 mass on an illegal action, a value target outside [-1, 1], ``to_play`` not 0/1, an
-                action out of range or illegal (CASES C5).
+                action out of range or illegal.
         """
         validate_record(record, self.game)
         split = VALIDATION if self.is_validation_game(record.game_id) else TRAIN
@@ -355,7 +355,7 @@ class ReplayBuffer:
 
         Each sample gets a symmetry drawn uniformly from the game's ``num_symmetries`` (if
         ``augment``): observation, legal mask and policy are transformed together, the value is
-        unchanged (CASES E2). All draws come from ``rng`` (or the buffer's own generator).
+        unchanged. All draws come from ``rng`` (or the buffer's own generator).
 
         Args:
             batch_size: >= 1.
@@ -611,7 +611,7 @@ def validate_record(record: GameRecord, game: Game) -> None:
     """Check a :class:`GameRecord` against ``game`` (see :meth:`ReplayBuffer.add_game`).
 
     Raises:
-        ValueError: naming the game id and the field, with expected and actual (CASES C5).
+        ValueError: naming the game id and the field, with expected and actual.
     """
     if not isinstance(record, GameRecord):
         raise ValueError(f"expected a selfplay.records.GameRecord, got {type(record).__name__}")

@@ -4,7 +4,7 @@ Each call of ``SelfPlayRunner.play_moves`` runs one batched search over the K li
 (one network call per simulation step for all of them), chooses the moves, steps the K games, and
 restarts finished ones. Positions are recorded into preallocated ``[K, max_game_length, ...]``
 arrays, so recording costs one vectorised write per ply. Finished games are handed over whole as
-``GameRecord``s (copies, CASES H2).
+``GameRecord``s (copies: a later change to a live board changes nothing handed over).
 
 The search is PUCT (``mcts.PUCTConfig``: Dirichlet root noise, moves sampled by visit count at a
 temperature for the first ``temperature_plies`` plies, then greedy; Silver et al. 2017, Methods,
@@ -73,7 +73,7 @@ def outcome_targets(to_play: np.ndarray, winner: int) -> np.ndarray:
     """Value targets z ``[T]`` float32 from the view of the player to move at each position.
 
     +1 where the eventual winner was to move, -1 for the loser's positions, 0 for every position
-    of a drawn game (CASES A2). ``to_play`` is ``[T]`` int (0/1); ``winner`` is 0, 1 or -1.
+    of a drawn game. ``to_play`` is ``[T]`` int (0/1); ``winner`` is 0, 1 or -1.
     """
     to_play = np.asarray(to_play)
     if winner == NO_WINNER:
@@ -111,7 +111,7 @@ class SelfPlayRunner:
         evaluate_fn: ``(observations [B,C,H,W] float32, legal_mask [B,A] bool) -> (priors [B,A],
             values [B])``, values for the player to move (see ``mcts.evaluators``).
         search_config: ``mcts.PUCTConfig`` or ``mcts.GumbelConfig``; root noise (Dirichlet, or the
-            Gumbel draw) is on for every full search (CASES D2).
+            Gumbel draw) is on for every full search (self-play roots only; arena searches have none).
         num_games: K, the games kept in flight.
         rng: the only source of randomness (noise and move sampling).
         temperature: move-sampling temperature for the first ``temperature_plies`` plies.

@@ -34,7 +34,7 @@ class SelfPlayWorker:
 
     Args:
         game_name: registry id.
-        network_config: ``NetworkConfig.to_dict()`` (plain values only: CASES M1, M2).
+        network_config: ``NetworkConfig.to_dict()`` (plain values only: it crosses into Ray).
         puct_config: keyword arguments of ``mcts.PUCTConfig``.
         num_games: K.
         moves_per_call: plies per ``play`` call.

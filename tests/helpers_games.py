@@ -1,10 +1,10 @@
 """Small synthetic games (implementing ``games.base.Game``) for search tests.
 
 * ``ExplicitTreeGame``: a game given as an explicit table of nodes, so a test can build any tree:
-  a player moving twice in a row (CASES A4), bandits with known values, rows with different
+  a player moving twice in a row, bandits with known values, rows with different
   legal masks.
 * ``CycleGame``: two positions A and B that lead to each other forever; the game ends only at a
-  move cap, which counts as a draw (CASES B3).
+  move cap, which counts as a draw.
 """
 
 from __future__ import annotations
@@ -184,7 +184,7 @@ class CycleGame(Game):
 
 
 def double_move_game() -> ExplicitTreeGame:
-    """CASES A4: the root (player 0) has one move, to a node where player 0 moves again; that
+    """A player moving twice in a row: the root (player 0) has one move, to a node where player 0 moves again; that
     node's only move wins for player 0. Action 1 at the root is illegal."""
     return ExplicitTreeGame(
         [

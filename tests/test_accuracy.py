@@ -1,4 +1,4 @@
-"""Accuracy against perfect play (issue 6, part 3): mistake rates of players and networks."""
+"""Accuracy against perfect play : mistake rates of players and networks."""
 
 from __future__ import annotations
 

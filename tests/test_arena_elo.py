@@ -1,4 +1,4 @@
-"""Match statistics and Bradley-Terry ladder fits (issue 6; CASES G1)."""
+"""Match statistics and Bradley-Terry ladder fits; the statistics of an all-draw match."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from arena.elo import (
 
 
 def test_all_draws_score_half_elo_zero_without_dividing_by_zero():
-    # CASES G1: (W, L, D) = (0, 0, 40)
+    # forty draws and nothing else: (W, L, D) = (0, 0, 40)
     stats = match_statistics(wins=0, draws=40, losses=0)
     assert stats.score == 0.5
     assert stats.elo == 0.0

@@ -1,4 +1,4 @@
-"""Arena matches, the ``arena`` command and ladders (issue 6, part 2; CASES G1, G2)."""
+"""Arena matches, the ``arena`` command and ladders (paired openings; a perfect player against random)."""
 
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ def _replay_winner(game, moves: str) -> int:
     return int(game.winner(np.asarray(state, dtype=np.int64)[None])[0])
 
 
-def test_perfect_player_against_random_g2(tictactoe):
-    # CASES G2: 20 games, colours alternated, never loses, per-colour counts agree with the log
+def test_perfect_player_never_loses_to_random_and_counts_agree_with_the_log(tictactoe):
+    # a perfect player against random: 20 games, colours alternated, never loses, per-colour counts agree with the log
     result = run_match(
         tictactoe, SolverPlayer(rng=1), RandomPlayer(rng=2), 20, np.random.default_rng(0), opening_plies=0
     )

@@ -1,4 +1,4 @@
-"""Player specs (issue 6, part 1) and the solver, network and human players behind them."""
+"""Player specs and the solver, network and human players behind them."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ def test_rejected_games_are_counted_and_never_half_inserted():
     service = ReplayBufferService("tictactoe", capacity_positions=500, min_positions_to_sample=10, seed=0)
     records = _records()
     bad_policy = records[0].policies.copy()
-    bad_policy[0] *= 0.9  # sums to 0.9 (CASES C5)
+    bad_policy[0] *= 0.9  # sums to 0.9: rejected
     bad = dataclasses.replace(records[0], policies=bad_policy)
     accepted = service.add_games([bad, *records[1:]])
     stats = service.stats()

@@ -1,5 +1,5 @@
-"""Training checkpoints: atomic writes (I1), optimiser and schedule resume (I2), load errors (I3),
-plain contents (I4), resume equivalence (I5, learner half), buffer restore (H1), no NaN saved (J1)."""
+"""Training checkpoints: atomic writes, optimiser and schedule resume, load errors,
+plain contents, resume equivalence (learner half), buffer restore, no NaN saved."""
 
 from __future__ import annotations
 
@@ -139,8 +139,8 @@ def _walk(value, where="payload"):
         yield where, type(value)
 
 
-# ------------------------------------------------------------------------- I4 and layout
-def test_checkpoint_holds_only_tensors_and_plain_types_i4(tmp_path):
+# ------------------------------------------------------------------------- plain contents and layout
+def test_checkpoint_holds_only_tensors_and_plain_types(tmp_path):
     run = started_run(steps=5)
     path = run.save(tmp_path)
     assert path == tmp_path / "checkpoints" / "ckpt_00000005.pt"
@@ -180,8 +180,8 @@ def test_keeps_the_last_k_and_prunes_their_buffers(tmp_path):
     assert [p.name for p in list_checkpoints(tmp_path)] == ["ckpt_00000008.pt", "ckpt_00000010.pt"]
 
 
-# ------------------------------------------------------------------------- I3
-def test_save_perturb_load_restores_every_parameter_i3(tmp_path):
+# ------------------------------------------------------------------------- load errors
+def test_save_perturb_load_restores_every_parameter(tmp_path):
     run = started_run(steps=3)
     saved = {name: tensor.clone() for name, tensor in run.model.state_dict().items()}
     run.save(tmp_path)
@@ -325,9 +325,9 @@ def test_resuming_from_an_older_checkpoint_drops_the_unreadable_newer_one(tmp_pa
         assert load_latest_checkpoint(tmp_path).step == 3
 
 
-# ------------------------------------------------------------------------- I1
+# ------------------------------------------------------------------------- atomic writes
 @pytest.mark.parametrize("interruption", [RuntimeError("disk on fire"), KeyboardInterrupt()])
-def test_failure_halfway_through_writing_leaves_the_previous_checkpoint_i1(
+def test_failure_halfway_through_writing_leaves_the_previous_checkpoint(
     tmp_path, monkeypatch, interruption
 ):
     run = started_run(steps=20)
@@ -360,8 +360,8 @@ def test_failure_halfway_through_writing_leaves_the_previous_checkpoint_i1(
     assert not (folder / "buffer_00000025.npz").exists()
 
 
-# ------------------------------------------------------------------------- I2
-def test_adam_state_and_schedule_continue_i2(tmp_path):
+# ------------------------------------------------------------------------- optimiser and schedule resume
+def test_adam_state_and_schedule_continue(tmp_path):
     run = started_run(steps=20)
     run.save(tmp_path)
     expected_lr = run.learner.learning_rate
@@ -384,8 +384,8 @@ def test_adam_state_and_schedule_continue_i2(tmp_path):
     assert run.metrics[-1]["learning_rate"] == metrics["learning_rate"]
 
 
-# ------------------------------------------------------------------------- I5 (learner half)
-def test_resume_equivalence_i5(tmp_path):
+# ------------------------------------------------------------------------- resume equivalence (learner half)
+def test_50_steps_checkpoint_resume_50_steps_equal_100_steps(tmp_path):
     straight = started_run(steps=100)
 
     first = started_run(steps=50)
@@ -432,8 +432,8 @@ def test_torch_rng_state_round_trip():
         capture_rng_states({"a": np.random.RandomState(0)})
 
 
-# ------------------------------------------------------------------------- H1
-def test_buffer_of_1000_games_resumes_without_regenerating_h1(tmp_path):
+# ------------------------------------------------------------------------- buffer restore
+def test_buffer_of_1000_games_resumes_without_regenerating(tmp_path):
     run = Run(capacity=1000 * 5)  # every game here has 5 positions: 1000 games-worth
     run.add_games(1100)
     run.train(3)
@@ -459,8 +459,8 @@ def test_buffer_of_1000_games_resumes_without_regenerating_h1(tmp_path):
     assert resumed.buffer.games_added == games_added
 
 
-# ------------------------------------------------------------------------- J1
-def test_non_finite_weights_are_never_saved_j1(tmp_path):
+# ------------------------------------------------------------------------- no NaN saved
+def test_non_finite_weights_are_never_saved(tmp_path):
     run = started_run(steps=2)
     run.save(tmp_path)
     with torch.no_grad():

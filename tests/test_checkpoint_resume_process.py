@@ -1,4 +1,4 @@
-"""CASES I5 across processes: 100 steps straight equal 50 steps, checkpoint, a new process that
+"""Resume equivalence across processes: 100 steps straight equal 50 steps, checkpoint, a new process that
 resumes and trains 50 more (step, buffer, random streams, learning rate; weights allclose)."""
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def _run(mode: str, run_dir: Path, out: Path) -> None:
 
 
 @pytest.mark.slow
-def test_resume_in_a_new_process_matches_a_straight_run_i5(tmp_path):
+def test_resume_in_a_new_process_matches_a_straight_run(tmp_path):
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:

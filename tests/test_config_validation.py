@@ -1,4 +1,4 @@
-"""Bad configuration (issue 7, CASES M3): every bad value or key gives a message naming the key and
+"""Bad configuration: every bad value or key gives a message naming the key and
 the accepted values, before Ray starts.
 
 Property tests over ``trainer.config.validate`` (fast), a few through Hydra's compose API, and a

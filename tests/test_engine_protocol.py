@@ -1,4 +1,4 @@
-"""The text engine protocol of ``play --engine`` (issue 6, part 6; issue 7, part 5: never a traceback)."""
+"""The text engine protocol of ``play --engine`` (never a traceback, whatever the input)."""
 
 from __future__ import annotations
 

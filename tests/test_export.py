@@ -1,4 +1,4 @@
-"""Export (issue 6 part 4): ONNX + safetensors + JSON sidecar, ONNX Runtime parity with torch,
+"""Export : ONNX + safetensors + JSON sidecar, ONNX Runtime parity with torch,
 the torch-free loader, and the ``export-model`` command."""
 
 from __future__ import annotations

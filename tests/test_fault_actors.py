@@ -1,4 +1,4 @@
-"""Dead actors (issue 7, CASES L1): a run through the real ``train`` entry point whose actors are
+"""Dead actors: a run through the real ``train`` entry point whose actors are
 killed with ``ray.kill`` by the ``TABULA_RASA_FAULT`` test hook (trainer/loop.py).
 
 * a self-play actor killed mid-game: training goes on, a replacement starts, the buffer holds only

@@ -1,4 +1,4 @@
-"""Bad checkpoints at the ``train resume=`` level (issue 7, CASES I1, I3, I4).
+"""Bad checkpoints at the ``train resume=`` level (truncated, unreadable, crafted, another game's).
 
 The loader itself (truncated files, random bytes, crafted pickles, other games and shapes) is
 tested in tests/test_checkpoint.py and tests/test_networks_checkpoint.py; here the real entry point
@@ -142,8 +142,8 @@ def _assert_same(a, b, where: str) -> None:
         assert a == b, (where, a, b)
 
 
-def test_a_resumed_run_starts_exactly_where_the_checkpoint_left_off_i5(finished_run, tmp_path):
-    """CASES I5 at the run level: a new ``train`` process resumed at step 20 with ``run.max_steps=20``
+def test_a_resumed_run_starts_exactly_where_the_checkpoint_left_off(finished_run, tmp_path):
+    """Resume equivalence at the run level: a new ``train`` process resumed at step 20 with ``run.max_steps=20``
     trains nothing and writes its step-20 checkpoint again; it holds the same step, weights, optimiser
     and schedule state, learning rate, counters, random streams (numpy and torch), best weights and
     replay buffer (the saved positions first, in order; self-play may have added games since).

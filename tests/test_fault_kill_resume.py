@@ -1,4 +1,4 @@
-"""Kill -9 and resume (issue 7, CASES I1): ``scripts/kill_resume_trials.py`` with 3 trials.
+"""Kill -9 and resume: ``scripts/kill_resume_trials.py`` with 3 trials.
 
 Each trial SIGKILLs ``train``'s whole process group at a seeded random moment and resumes; the
 script checks checkpoints, counters, the restored buffer, TensorBoard steps and stray Ray

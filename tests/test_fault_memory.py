@@ -1,4 +1,4 @@
-"""Memory (issue 7, CASES K1): 200 tic-tac-toe self-play games in one process keep memory at its
+"""Memory: 200 tic-tac-toe self-play games in one process keep memory at its
 baseline: no search tree or game record is kept alive between calls, and traced allocations do not
 grow with the number of games (the long-run check of a whole ``train`` is scripts/soak.py)."""
 
@@ -27,7 +27,7 @@ def _alive(kind) -> int:
 
 
 @pytest.mark.slow
-def test_200_selfplay_games_return_memory_to_its_baseline_k1():
+def test_200_selfplay_games_return_memory_to_its_baseline():
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:

@@ -1,4 +1,4 @@
-"""Fuzzing the line-based commands (issue 7): ``solve`` (games/connect4/solve_cli.py) and the
+"""Fuzzing the line-based commands : ``solve`` (games/connect4/solve_cli.py) and the
 ``play --engine`` protocol (arena/play_cli.py, docs/engine_protocol.md) with hypothesis-generated
 input. Neither may raise: ``solve`` answers every line, on stdout (``POSITION SCORE``) or as
 ``line N: ...`` on stderr, and carries on; the engine answers every command but an accepted

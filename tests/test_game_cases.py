@@ -1,4 +1,4 @@
-"""CASES B1, B2, E1, E2, E3 (../shared/CASES.md) and known positions of both games."""
+"""Draws, every winning line, symmetries, colour-swapped encodings and known positions of both games."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ def row(state_tuple):
     return np.array([state_tuple], dtype=np.int64)
 
 
-# ------------------------------------------------------------------------------ B1
-def test_b1_tictactoe_full_board_draw_is_terminal_with_value_zero_for_both_sides():
+# ------------------------------------------------------------------------------ draws and termination
+def test_tictactoe_full_board_draw_is_terminal_with_value_zero_for_both_sides():
     p4 = TTT.state_from_board("X O X / X O O / O X X")
     assert TTT.terminal_test(p4)
     assert TTT.utility(p4, 0) == 0.0 and TTT.utility(p4, 1) == 0.0
@@ -33,7 +33,7 @@ def test_b1_tictactoe_full_board_draw_is_terminal_with_value_zero_for_both_sides
     assert not TTT.legal_mask(row(p4)).any()
 
 
-def test_b1_p5_is_not_terminal_and_its_only_move_draws():
+def test_one_empty_cell_left_is_not_terminal_and_its_only_move_draws():
     p5 = TTT.state_from_board("X O X / X O O / O X .")
     assert not TTT.terminal_test(p5)
     assert TTT.player(p5) == 0
@@ -43,7 +43,7 @@ def test_b1_p5_is_not_terminal_and_its_only_move_draws():
     assert TTT.terminal_value(row(after))[0] == 0.0
 
 
-def test_b1_connect4_full_drawn_board():
+def test_connect4_full_drawn_board():
     state = C4.states_from_moves([CONNECT4_DRAWN_GAME])
     assert C4.ply(state)[0] == 42
     assert C4.terminal(state)[0] and C4.winner(state)[0] == -1
@@ -55,7 +55,7 @@ def test_b1_connect4_full_drawn_board():
     assert not C4.terminal(C4.states_from_moves([CONNECT4_DRAWN_GAME[:-1]]))[0]
 
 
-# ------------------------------------------------------------------------------ B2
+# ------------------------------------------------------------------------------ every winning line
 def _check_completing_move(game, before_moves: str, action: int, colour: int):
     state = game.states_from_moves([before_moves])
     assert not game.terminal(state)[0]
@@ -76,7 +76,7 @@ def _last_move_lines(lines, state_tuple, colour, last_bit):
     return [i for i, line in enumerate(lines) if line & last_bit and winner_stones & line == line]
 
 
-def test_b2_every_tictactoe_line_both_colours_and_on_the_last_cell():
+def test_every_tictactoe_line_both_colours_and_on_the_last_cell():
     found: dict[tuple[int, int], str] = {}
     last_cell: dict[int, str] = {}
 
@@ -104,7 +104,7 @@ def test_b2_every_tictactoe_line_both_colours_and_on_the_last_cell():
 TTT_LINES_PY = [int(v) for v in TICTACTOE_LINES]
 
 
-def test_b2_every_connect4_line_both_colours():
+def test_every_connect4_line_both_colours():
     assert len(CONNECT4_LINES) == 69
     rng = np.random.default_rng(2024)
     found: dict[tuple[int, int], str] = {}
@@ -135,7 +135,7 @@ def test_b2_every_connect4_line_both_colours():
         _check_completing_move(C4, text[:-1], int(text[-1]) - 1, colour)
 
 
-def test_b2_connect4_win_on_the_last_empty_cell_beats_the_draw():
+def test_connect4_win_on_the_last_empty_cell_beats_the_draw():
     _check_completing_move(C4, CONNECT4_LAST_CELL_WIN[:-1], int(CONNECT4_LAST_CELL_WIN[-1]) - 1, 1)
     assert C4.ply(C4.states_from_moves([CONNECT4_LAST_CELL_WIN]))[0] == 42
 
@@ -147,8 +147,8 @@ def test_parse_rejects_moves_after_the_game_is_won():
         TTT.parse_moves("14253" + "6")
 
 
-# ------------------------------------------------------------------------------ E1
-def test_e1_tictactoe_symmetries():
+# ------------------------------------------------------------------------------ tic-tac-toe symmetries
+def test_tictactoe_symmetries_move_masks_and_policies_with_the_board():
     perms = TTT.action_symmetries
     assert perms.shape == (8, 9)
     assert perms[1].tolist() == [2, 5, 8, 1, 4, 7, 0, 3, 6]  # 90 degrees clockwise
@@ -171,8 +171,8 @@ def test_e1_tictactoe_symmetries():
         np.testing.assert_array_equal(TTT.transform_policy(TTT.transform_policy(policy, g), inverse), policy)
 
 
-# ------------------------------------------------------------------------------ E2
-def test_e2_connect4_mirror():
+# ------------------------------------------------------------------------------ Connect Four mirror
+def test_connect4_mirror_moves_board_mask_and_policy():
     state = C4.states_from_moves(["1122375"])
     obs, mask = C4.observation(state), C4.legal_mask(state)
     policy = np.array([[0.5, 0.2, 0.1, 0.1, 0.05, 0.05, 0.0]], dtype=np.float32)
@@ -189,9 +189,9 @@ def test_e2_connect4_mirror():
     assert C4.mirror_state(C4.mirror_state(tuple(int(v) for v in state[0]))) == tuple(int(v) for v in state[0])
 
 
-# ------------------------------------------------------------------------------ E3
+# ------------------------------------------------------------------------------ colour-swapped twins
 @pytest.mark.parametrize("name,moves", [("connect4", "44536"), ("tictactoe", "519")])
-def test_e3_colour_swapped_twin_has_the_same_encoding(name, moves):
+def test_colour_swapped_twin_has_the_same_encoding(name, moves):
     game = games.make(name)
     state = game.states_from_moves([moves])
     current, mask, ply, status = (int(v) for v in state[0])

@@ -1,4 +1,4 @@
-"""Gating and batched network matches: CASES G1, G3."""
+"""Gating and the batched match driver: the gate's threshold rule, best snapshots, paired openings."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from networks.config import NetworkConfig
 from trainer.learner import Learner
 
 
-def test_g1_gate_decisions():
+def test_gate_threshold_rule_rejects_an_empty_match_and_accepts_exactly_the_threshold():
     assert gate_decision(0, 40, 0, 0.55) == (0.5, False)
     assert gate_decision(0, 0, 0, 0.55) == (0.0, False)  # no games: rejected, no division by zero
     score, accepted = gate_decision(6, 30, 4, 0.55)
@@ -32,7 +32,7 @@ def _tiny_config():
     return NetworkConfig(kind="mlp", mlp_hidden=(16,), value_hidden=8)
 
 
-def test_g3_best_snapshot_is_unchanged_by_an_optimiser_step():
+def test_best_snapshot_is_unchanged_by_an_optimiser_step():
     game = games.make("tictactoe")
     model = build_network(_tiny_config(), game.observation_shape, game.num_actions)
     learner = Learner(model, device="cpu")
@@ -49,7 +49,7 @@ def test_g3_best_snapshot_is_unchanged_by_an_optimiser_step():
     assert weights_hash(learner.snapshot()) != best_hash
 
 
-def test_g3_identical_weights_are_refused():
+def test_identical_weights_are_refused():
     game = games.make("tictactoe")
     worker = GatingWorker("tictactoe", _tiny_config().to_dict(), {"num_simulations": 4}, 4, 0.55, 1, seed=0)
     weights = build_network(_tiny_config(), game.observation_shape, game.num_actions).state_dict()
@@ -64,7 +64,7 @@ def test_gating_worker_plays_the_configured_number_of_games():
     b = build_network(_tiny_config(), game.observation_shape, game.num_actions).state_dict()
     worker = GatingWorker("tictactoe", _tiny_config().to_dict(), {"num_simulations": 13}, 7, 0.55, 2, seed=0)
     result = worker.gate(1, a, 0, b)
-    assert result.wins + result.draws + result.losses == 7  # CASES M3: 7 arena games
+    assert result.wins + result.draws + result.losses == 7  # arena games set to 7 give exactly 7 games
     assert 1 <= result.distinct_games <= 7
     assert result.accepted == (result.score >= 0.55)
 

@@ -1,4 +1,4 @@
-"""Learner: optimiser step, schedules counted in samples, non-finite guard (CASES J1), weights hash (G3)."""
+"""Learner: optimiser step, schedules counted in samples, non-finite guard, weights hash."""
 
 from __future__ import annotations
 
@@ -135,9 +135,9 @@ def test_gradient_clipping_bounds_the_update():
     assert torch.linalg.norm(after - before).item() == pytest.approx(1e-3, rel=1e-3)
 
 
-# ------------------------------------------------------------------------- J1
+# ------------------------------------------------------------------------- non-finite batches
 @pytest.mark.parametrize("field", ["values", "policies", "observations"])
-def test_nan_batch_is_skipped_and_weights_stay_finite_j1(field):
+def test_nan_batch_is_skipped_and_weights_stay_finite(field):
     buffer = make_buffer()
     rng = np.random.default_rng(0)
     learner = Learner(make_model(RESNET_CONFIG), optimizer="sgd", learning_rate=0.05, device="cpu")
@@ -182,8 +182,8 @@ def test_consecutive_skips_raise_a_clear_error():
     assert learner.weights_hash() == hash_before and learner.weights_finite()
 
 
-# ------------------------------------------------------------------------- G3 and hashing
-def test_snapshot_is_unchanged_by_a_step_g3():
+# ------------------------------------------------------------------------- snapshots and hashing
+def test_snapshot_is_unchanged_by_a_step():
     buffer = make_buffer()
     learner = Learner(make_model(), optimizer="sgd", learning_rate=0.1, device="cpu")
     best = learner.snapshot()

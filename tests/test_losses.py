@@ -1,4 +1,4 @@
-"""AlphaZero loss: masked policy cross-entropy (CASES C2) and value MSE, known values."""
+"""AlphaZero loss: masked policy cross-entropy (illegal logits change nothing) and value MSE, known values."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def _loss_and_grad(logits: torch.Tensor):
     return total.detach(), parts, logits.grad
 
 
-def test_c2_illegal_logits_change_neither_loss_nor_gradient():
+def test_illegal_logits_change_neither_loss_nor_gradient():
     generator = torch.Generator().manual_seed(0)
     logits = torch.randn(1, 9, generator=generator)
     loss, _, grad = _loss_and_grad(logits)
@@ -65,7 +65,7 @@ def test_c2_illegal_logits_change_neither_loss_nor_gradient():
     torch.testing.assert_close(grad[0, legal], probs - _p6_target()[0, legal])
 
 
-def test_c2_huge_illegal_logits_stay_finite():
+def test_huge_illegal_logits_stay_finite():
     logits = torch.zeros(1, 9)
     logits[~_p6_mask()] = 1e30
     loss, _, grad = _loss_and_grad(logits)

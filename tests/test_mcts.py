@@ -1,4 +1,4 @@
-"""Batched PUCT search: CASES A1, A3, A4, B3, C1, C4, D1, D2, F1, F2, F4 and tree invariants."""
+"""Batched PUCT search: value signs, termination, masks, noise, move choice, subtree reuse and tree invariants."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ P6 = "X O X / . O . / . X ."  # O to move, legal 3, 5, 6, 8
 
 
 def board(*drawings: str) -> np.ndarray:
-    """Tic-tac-toe states ``[len, 4]`` int64 from drawings in CASES notation."""
+    """Tic-tac-toe states ``[len, 4]`` int64 from drawings (rows top to bottom, ``.`` empty)."""
     return np.array([TICTACTOE.state_from_board(d) for d in drawings], dtype=np.int64)
 
 
@@ -63,7 +63,7 @@ def minimax_oracle(states: np.ndarray, legal_mask: np.ndarray):
 
 @state_evaluator
 def threat_oracle(states: np.ndarray, legal_mask: np.ndarray):
-    """CASES "threat oracle": uniform priors, +1 if the side to move can win at once, else 0."""
+    """The "threat oracle": uniform priors, +1 if the side to move can win at once, else 0."""
     priors, _ = uniform_evaluator(states, legal_mask)
     values = []
     for row in states:
@@ -78,8 +78,8 @@ def no_noise(num_simulations: int, **kwargs) -> PUCTConfig:
     return PUCTConfig(num_simulations=num_simulations, **kwargs)
 
 
-# --------------------------------------------------------------------------- A. value sign
-def test_a1_immediate_win_gets_the_visits_and_exact_values():
+# --------------------------------------------------------------------------- value sign
+def test_immediate_win_gets_the_visits_and_exact_values():
     out = run_puct(TICTACTOE, board(P1), uniform_evaluator, no_noise(200), np.random.default_rng(0), False)
     assert int(np.argmax(out.visit_counts[0])) == 2
     assert out.q_values[0, 2] == 1.0
@@ -90,7 +90,7 @@ def test_a1_immediate_win_gets_the_visits_and_exact_values():
     assert out.tree.node_raw_value[0, child] == -1.0
 
 
-def test_a3_threat_oracle_first_visits_then_block():
+def test_threat_oracle_first_visits_then_block():
     first = run_puct(TICTACTOE, board(P2), threat_oracle, no_noise(6), np.random.default_rng(0), False)
     assert first.visit_counts[0].tolist() == [0, 0, 1, 0, 1, 1, 1, 1, 1]
     expected = np.array([np.nan, np.nan, 0.0, np.nan, -1, -1, -1, -1, -1], dtype=np.float32)
@@ -99,7 +99,7 @@ def test_a3_threat_oracle_first_visits_then_block():
     assert int(np.argmax(after.visit_counts[0])) == 2
 
 
-def test_a4_same_player_twice_is_not_negated():
+def test_same_player_twice_is_not_negated():
     game = double_move_game()
     out = run_puct(game, game.initial_states(1), game.oracle_evaluator(), no_noise(10), np.random.default_rng(0), False)
     assert out.visit_counts[0].tolist() == [10, 0]
@@ -111,7 +111,7 @@ def test_a4_same_player_twice_is_not_negated():
     assert out.root_values[0] == 1.0
 
 
-def test_a4_zero_net_same_player_twice():
+def test_zero_net_same_player_twice():
     game = double_move_game()
     out = run_puct(game, game.initial_states(1), uniform_evaluator, no_noise(10), np.random.default_rng(0), False)
     # Node 1 is evaluated once (value 0) and then reaches the win nine times, never negated.
@@ -119,7 +119,7 @@ def test_a4_zero_net_same_player_twice():
     assert out.root_values[0] == np.float32(9 / 11)
 
 
-def test_a4_mixed_turns_sign_per_edge():
+def test_mixed_turns_sign_per_edge():
     game = mixed_turn_game()
     out = run_puct(game, game.initial_states(1), game.oracle_evaluator(), no_noise(20), np.random.default_rng(0), False)
     assert out.q_values[0, 0] == 1.0
@@ -127,9 +127,9 @@ def test_a4_mixed_turns_sign_per_edge():
     assert int(np.argmax(out.visit_counts[0])) == 0
 
 
-# --------------------------------------------------------------------------- B. termination
+# --------------------------------------------------------------------------- termination
 @pytest.mark.parametrize("num_actions", [1, 2])
-def test_b3_cycle_game_move_cap_is_a_draw(num_actions):
+def test_cycle_game_move_cap_is_a_draw(num_actions):
     game = CycleGame(move_cap=50, num_actions=num_actions)
     out = run_puct(game, game.initial_states(1), uniform_evaluator, no_noise(1000), np.random.default_rng(0), False)
     tree = out.tree
@@ -149,8 +149,8 @@ def test_b3_cycle_game_move_cap_is_a_draw(num_actions):
         assert out.num_terminal_leaves[0] == 1000 - 49
 
 
-# --------------------------------------------------------------------------- C. masks
-def test_c1_prior_on_occupied_cell_falls_back_to_uniform_and_counts():
+# --------------------------------------------------------------------------- masks
+def test_prior_on_occupied_cell_falls_back_to_uniform_and_counts():
     states = board("X . . / . . . / . . .")  # O to move
 
     def one_hot_on_occupied(observations, legal_mask):
@@ -165,7 +165,7 @@ def test_c1_prior_on_occupied_cell_falls_back_to_uniform_and_counts():
     assert not np.isnan(out.tree.children_prior).any()
 
 
-def test_c1_mask_priors_degenerate_rows():
+def test_mask_priors_degenerate_rows():
     legal = np.array([[False, True, True, True], [True, True, False, False], [True, False, True, False]])
     priors = np.array([[1.0, 0.0, 0.0, 0.0], [np.nan, 0.5, 0.0, 0.0], [0.6, 7.0, 0.2, 0.0]])
     masked, degenerate = mask_priors(priors, legal)
@@ -177,7 +177,7 @@ def test_c1_mask_priors_degenerate_rows():
 
 
 @pytest.mark.parametrize("num_simulations", [1, 3, 50])
-def test_c4_improved_policy_target_on_p6(num_simulations):
+def test_improved_policy_target_is_zero_on_illegal_actions(num_simulations):
     states = board(P6)
     out = run_puct(TICTACTOE, states, hashed_evaluator, no_noise(num_simulations), np.random.default_rng(0), False)
     policy = improved_policy(out)
@@ -188,7 +188,7 @@ def test_c4_improved_policy_target_on_p6(num_simulations):
     np.testing.assert_allclose(policy.sum(axis=1), 1.0, rtol=1e-6)
 
 
-def test_c4_completed_q_policy_by_hand():
+def test_completed_q_policy_by_hand():
     # Visited: action 0 (N=2, Q=1). Unvisited legal action 1 gets the mixed value
     # (0 + 2 * 1) / 3 = 2/3; rescaled completed Q = [1, 0]; sigma = (50 + 2) * 0.1 * [1, 0].
     policy = completed_q_policy(
@@ -205,8 +205,8 @@ def test_c4_completed_q_policy_by_hand():
         completed_q_policy(np.ones((1, 3)), np.zeros((1, 3), bool), np.ones((1, 3)), np.ones((1, 3)), np.zeros(1))
 
 
-# --------------------------------------------------------------------------- D. noise
-def test_d1_noise_over_legal_moves_only():
+# --------------------------------------------------------------------------- noise
+def test_noise_over_legal_moves_only():
     legal = np.zeros((2000, 9), dtype=bool)
     legal[:, [3, 5, 6, 8]] = True
     priors = np.zeros((2000, 9))
@@ -219,7 +219,7 @@ def test_d1_noise_over_legal_moves_only():
     assert not np.any(np.all(np.isclose(noise, noise[:, :1]), axis=1))  # not all equal within a draw
 
 
-def test_d1_d2_root_noise_in_search_is_fresh_and_interior_priors_raw():
+def test_root_noise_in_search_is_fresh_and_interior_priors_raw():
     states = board(P6)
 
     @state_evaluator
@@ -252,8 +252,8 @@ def test_d1_d2_root_noise_in_search_is_fresh_and_interior_priors_raw():
     np.testing.assert_array_equal(quiet.root_priors[0], raw)
 
 
-# --------------------------------------------------------------------------- F. PUCT and choice
-def test_f1_fresh_node_follows_the_prior():
+# --------------------------------------------------------------------------- PUCT and move choice
+def test_fresh_node_follows_the_prior():
     game = ExplicitTreeGame(
         [TreeNode(0, {0: 1, 1: 2, 2: 3}), TreeNode(1, winner=NO_WINNER), TreeNode(1, winner=NO_WINNER),
          TreeNode(1, winner=NO_WINNER)],
@@ -269,7 +269,7 @@ def test_f1_fresh_node_follows_the_prior():
     assert out.visit_counts[0].tolist() == [0, 1, 0]
 
 
-def test_f2_temperature_sampling_frequencies():
+def test_temperature_sampling_frequencies():
     rng = np.random.default_rng(3)
     counts = np.tile([6, 3, 1], (20000, 1))
     for temperature, expected in ((1.0, [0.6, 0.3, 0.1]), (0.5, [0.783, 0.196, 0.022])):
@@ -288,7 +288,7 @@ def test_f2_temperature_sampling_frequencies():
     assert set(sampled.tolist()) == {1, 3}
 
 
-def test_f2_per_row_temperatures():
+def test_per_row_temperatures():
     rng = np.random.default_rng(0)
     counts = np.tile([1, 9], (4000, 1))
     temps = np.where(np.arange(4000) % 2 == 0, 0.0, 1.0)
@@ -313,7 +313,7 @@ def test_select_actions_rejects_bad_input(counts, temperature):
         select_actions(counts, temperature, np.random.default_rng(0))
 
 
-def test_f4_subtree_reuse_keeps_the_child_and_drops_the_rest():
+def test_subtree_reuse_keeps_the_child_and_drops_the_rest():
     empty = TICTACTOE.initial_states(1)
     rng = np.random.default_rng(5)
     config = PUCTConfig(num_simulations=400)
@@ -343,7 +343,7 @@ def test_f4_subtree_reuse_keeps_the_child_and_drops_the_rest():
     assert np.all(again.root_priors[0, ~legal] == 0.0)
 
 
-def test_f4_reroot_on_unvisited_child_gives_empty_row_and_fresh_search():
+def test_reroot_on_unvisited_child_gives_empty_row_and_fresh_search():
     game = ExplicitTreeGame([TreeNode(0, {0: 1, 1: 2}), TreeNode(1, {0: 3}), TreeNode(1, {0: 3}),
                              TreeNode(0, winner=NO_WINNER)], num_actions=2)
 
@@ -360,7 +360,7 @@ def test_f4_reroot_on_unvisited_child_gives_empty_row_and_fresh_search():
     assert again.tree.node_visits[:, ROOT_INDEX].tolist() == [3 + 2, 1 + 2]
 
 
-def test_f4_without_reuse_every_search_starts_empty():
+def test_without_reuse_every_search_starts_empty():
     states = board(P6)
     rng = np.random.default_rng(0)
     first = run_puct(TICTACTOE, states, uniform_evaluator, no_noise(25), rng, False)
@@ -371,7 +371,7 @@ def test_f4_without_reuse_every_search_starts_empty():
     np.testing.assert_array_equal(first.visit_counts, second.visit_counts)
 
 
-def test_f4_reuse_after_dropping_finished_games():
+def test_reuse_after_dropping_finished_games():
     states = board(P1, P6, ". . . / . . . / . . .")
     rng = np.random.default_rng(2)
     out = run_puct(TICTACTOE, states, uniform_evaluator, no_noise(50), rng, False)

@@ -1,4 +1,4 @@
-"""Model weights files: CASES I3 (round trip, named mismatches) and I4 (plain types, weights_only),
+"""Model weights files: round trip and named mismatches; plain types only, loaded with weights_only,
 bad files (truncated, random bytes, crafted pickles), and atomic writes."""
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def saved(tmp_path):
     return path, model
 
 
-def test_i3_save_perturb_load_restores_every_parameter(saved):
+def test_save_perturb_load_restores_every_parameter(saved):
     path, model = saved
     reference = {key: value.clone() for key, value in model.state_dict().items()}
     with torch.no_grad():
@@ -173,7 +173,7 @@ def test_crafted_pickle_is_not_executed(tmp_path, container):
     assert "weights_only` set to `False`" not in message  # never advise running untrusted code
 
 
-def test_i4_file_holds_only_tensors_and_plain_types(saved):
+def test_file_holds_only_tensors_and_plain_types(saved):
     path, _ = saved
     payload = torch.load(path, weights_only=True, map_location="cpu")
 

@@ -60,7 +60,7 @@ def test_evaluate_matches_the_model_and_masks():
 
 
 def test_exact_values_from_a_fixed_network_and_the_degenerate_counter():
-    # CASES C3 through the evaluator, and C1: one-hot on the occupied cell, legal logits -1000.
+    # masking by -inf through the evaluator, and a one-hot prior on the occupied cell, legal logits -1000.
     c3 = _FixedLogits([2.0, 1.0, 0.5], 0.25, (1, 1, 3))
     priors, values = TorchEvaluator(c3, device="cpu").evaluate(
         np.zeros((1, 1, 1, 3), np.float32), np.array([[True, False, True]])

@@ -1,4 +1,4 @@
-"""Masked softmax: CASES C1 (degenerate prior) and C3 (mask by -inf, not by multiplying)."""
+"""Masked softmax: a degenerate prior, and masking by -inf rather than multiplying."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from networks.policy_numpy import (
 )
 
 
-def test_c3_mask_with_minus_infinity_not_by_multiplying():
+def test_mask_with_minus_infinity_not_by_multiplying():
     logits = torch.tensor([2.0, 1.0, 0.5])
     legal = torch.tensor([True, False, True])
     expected = torch.tensor([0.8176, 0.0, 0.1824])
@@ -34,12 +34,12 @@ def test_c3_mask_with_minus_infinity_not_by_multiplying():
     np.testing.assert_allclose(
         masked_softmax_numpy(logits.numpy(), legal.numpy()), expected.numpy(), atol=1e-4
     )
-    # Multiplying the logits by the mask leaves mass on the illegal action: the bug C3 describes.
+    # Multiplying the logits by the mask leaves mass on the illegal action: the bug masking by -inf prevents.
     wrong = torch.softmax(logits * legal, dim=-1)
     assert wrong[1].item() == pytest.approx(0.0996, abs=1e-4)
 
 
-def test_c1_degenerate_prior_gives_uniform_over_empty_cells_and_is_counted():
+def test_degenerate_prior_gives_uniform_over_empty_cells_and_is_counted():
     # X . . / . . . / . . .  with O to move: cell 0 is occupied. The network is sure of cell 0
     # (logit 0) and gives every legal cell logit -1000.
     legal = torch.ones(9, dtype=torch.bool)
@@ -83,7 +83,7 @@ def test_row_without_legal_action_is_all_zero_and_finite():
 
 
 def test_log_softmax_exact_zero_probability_and_zero_gradient_on_illegal():
-    # P6 of CASES: X O X / . O . / . X .  O to move, legal 3, 5, 6, 8.
+    # X O X / . O . / . X .  O to move, legal 3, 5, 6, 8.
     legal = torch.zeros(9, dtype=torch.bool)
     legal[[3, 5, 6, 8]] = True
     logits = torch.randn(9, requires_grad=True)

@@ -1,4 +1,4 @@
-"""``play``: a human against an exported model, scripted through stdin (issue 6, part 5; CASES A5)."""
+"""``play``: a human against an exported model, scripted through stdin (the evaluation is shown from a stated side)."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def test_end_of_input_abandons_the_game_cleanly(model_dir):
 
 
 def test_p1_evaluation_names_x_winning_for_either_human_side(model_dir):
-    # CASES A5: P1 = X X . / O O . / . . .  X to move (moves 1 4 2 5)
+    # X X . / O O . / . . .  X to move, whichever side the human plays (moves 1 4 2 5)
     status, text = play(model_dir, "quit\n", "--position", "1425", "--human-first", "--sims", "64")
     assert status == 0
     assert "evaluation for you (X): search +1.000" in text
@@ -169,7 +169,7 @@ human_line = st.one_of(
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(human_line, max_size=12), st.sampled_from([0, 1]))
 def test_fuzzed_human_input_never_escapes(lines, human_side):
-    # issue 7, part 5: every line is a move, a command, or answered with a re-prompt
+    # fuzzed input: every line is a move, a command, or answered with a re-prompt
     game = games.make("tictactoe")
     model = MCTSPlayer(uniform_evaluator, num_simulations=2, rng=0)
     out = io.StringIO()

@@ -1,4 +1,4 @@
-"""Baseline players and the match runner (issue 2, part 5)."""
+"""Baseline players and the sequential match driver."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Replay buffer: atomic validated inserts (C5, H2), sliding window, symmetries at sampling (E2),
-validation split by game id (H3), replay-ratio gate, persistence."""
+"""Replay buffer: atomic validated inserts that copy, sliding window, symmetries at sampling,
+validation split by game id, replay-ratio gate, persistence."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def fill(buffer: ReplayBuffer, game, num_games: int, seed: int = 0, first_id: in
     return records
 
 
-# ------------------------------------------------------------------------- inserts, C5, H2
+# ------------------------------------------------------------------------- inserts
 def test_counters_and_size_after_inserts():
     buffer = ReplayBuffer(1000, TICTACTOE, seed=0)
     records = fill(buffer, TICTACTOE, 10)
@@ -75,7 +75,7 @@ def _corrupt(record: GameRecord, field: str, value) -> GameRecord:
 
 
 def _p6_record() -> GameRecord:
-    """One position: P6 `X O X / . O . / . X .`, O to move, legal 3, 5, 6, 8 (CASES notation)."""
+    """One position: P6 `X O X / . O . / . X .`, O to move, legal 3, 5, 6, 8 ."""
     state = np.array([TICTACTOE.state_from_board("X O X / . O . / . X .")], dtype=np.int64)
     legal = TICTACTOE.legal_mask(state)[0]
     assert list(np.flatnonzero(legal)) == [3, 5, 6, 8]
@@ -98,7 +98,7 @@ def _with_policy(record: GameRecord, policy) -> GameRecord:
     return _corrupt(record, "policies", np.array([policy], dtype=np.float32))
 
 
-C5_CASES = {
+MALFORMED_RECORDS = {
     "policy sums to 0.9": (
         lambda r: _with_policy(r, [0, 0, 0, 0.4, 0, 0.3, 0.1, 0, 0.1]),
         "policies",
@@ -159,9 +159,9 @@ def test_valid_p6_record_is_accepted():
     assert buffer.size == 1
 
 
-@pytest.mark.parametrize("case", sorted(C5_CASES))
+@pytest.mark.parametrize("case", sorted(MALFORMED_RECORDS))
 def test_invalid_record_rejected_naming_field_and_game(case):
-    make, field, detail = C5_CASES[case]
+    make, field, detail = MALFORMED_RECORDS[case]
     buffer = ReplayBuffer(100, TICTACTOE, seed=0)
     buffer.add_game(_p6_record())
     before = buffer.state_dict()
@@ -200,7 +200,7 @@ def test_game_longer_than_capacity_is_rejected():
     assert buffer.size == 0
 
 
-def test_stored_arrays_are_copies_h2():
+def test_stored_arrays_are_copies():
     record = random_record(TICTACTOE, np.random.default_rng(1), game_id=0)
     saved = {
         name: getattr(record, name).copy() for name in ("observations", "legal_masks", "policies", "values")
@@ -290,7 +290,7 @@ def test_symmetries_move_board_mask_and_policy_together_tictactoe():
     np.testing.assert_allclose(batch.policies.sum(axis=1), 1.0, atol=1e-5)
 
 
-def test_connect4_mirror_e2():
+def test_connect4_mirror_leaves_the_value_target_unchanged():
     record = random_record(CONNECT4, np.random.default_rng(4), game_id=0, max_plies=9)
     buffer = ReplayBuffer(100, CONNECT4, seed=0)
     buffer.add_game(record)
@@ -398,8 +398,8 @@ def test_can_sample_needs_a_full_batch():
     assert not buffer.can_sample(0, records[0].num_positions + 1)
 
 
-# ------------------------------------------------------------------------- validation split (H3)
-def test_validation_split_by_game_id_is_disjoint_h3():
+# ------------------------------------------------------------------------- validation split
+def test_validation_split_by_game_id_is_disjoint():
     buffer = ReplayBuffer(2000, TICTACTOE, seed=0, validation_every=4)
     splits = [
         buffer.add_game(r) for r in [random_record(TICTACTOE, np.random.default_rng(i), i) for i in range(40)]

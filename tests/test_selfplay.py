@@ -1,4 +1,4 @@
-"""Self-play core: value targets (CASES A2), greedy phase (F3), records are copies (H2)."""
+"""Self-play core: value targets, greedy phase, records are copies."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from selfplay.runner import SelfPlayRunner, outcome_targets
 TTT = games.make("tictactoe")
 
 
-def test_a2_value_targets_of_a_won_game():
+def test_value_targets_of_a_won_game_alternate_by_player_to_move():
     # X0 O3 X1 O4 X2: X wins; players to move were X, O, X, O, X
     to_play = np.array([0, 1, 0, 1, 0])
     np.testing.assert_array_equal(outcome_targets(to_play, winner=0), [1, -1, 1, -1, 1])
@@ -52,7 +52,7 @@ def test_records_replay_to_their_outcome_with_consistent_targets():
 
 
 @pytest.mark.parametrize("name", ["tictactoe", "connect4"])
-def test_f3_greedy_phase_plays_the_largest_policy_entry_for_both_colours(name):
+def test_greedy_phase_plays_the_largest_policy_entry_for_both_colours(name):
     game = games.make(name)
     runner = _runner(game, num_games=8, temperature_plies=2, sims=24)
     records, _ = runner.play_moves(game.max_game_length)
@@ -66,7 +66,7 @@ def test_f3_greedy_phase_plays_the_largest_policy_entry_for_both_colours(name):
     assert colours_seen == {0, 1}
 
 
-def test_h2_records_are_copies_of_live_arrays():
+def test_records_are_copies_of_live_arrays():
     runner = _runner(TTT, num_games=4)
     records, _ = runner.play_moves(9)
     record = records[0]

@@ -1,4 +1,4 @@
-"""``train ray.address=...`` on a two-node Ray cluster started on this machine (issue 5): the
+"""``train ray.address=...`` on a two-node Ray cluster started on this machine : the
 self-play actors land on both nodes and a tiny run finishes."""
 
 from __future__ import annotations

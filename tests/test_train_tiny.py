@@ -1,5 +1,5 @@
 """The whole loop through the real ``train`` entry point: Ray with two self-play actors, the buffer
-actor, training steps, gating, checkpoints, TensorBoard, and resume (issue 5; CASES H1, I1, M3)."""
+actor, training steps, gating, checkpoints, TensorBoard, and resume ."""
 
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ def test_resume_continues_from_the_checkpoint_with_its_buffer(tiny_run):
     assert after.config["game"]["name"] == "tictactoe" and after.config["selfplay"]["num_actors"] == 2
     assert after.config["run"]["max_steps"] == 30
     assert after.counters["games"] >= before.counters["games"]  # counters never go back
-    # the buffer was restored, not refilled from zero (CASES H1)
+    # the buffer was restored, not refilled from zero
     assert after.buffer_state()["train_games_added"] >= before.buffer_state()["train_games_added"] > 0
     steps = [event.step for event in scalar_tags(run_dir)["train/policy_loss"]]
     assert len(steps) == len(set(steps)) == 30  # no duplicate steps after purge_step

@@ -1,5 +1,5 @@
 """The one place where plain worker classes become Ray actors (muzero-general's roles, but each
-class stays testable without Ray). Only plain Python values cross into Ray (CASES M1, M2)."""
+class stays testable without Ray). Only plain Python values cross into Ray (no DictConfig, no unresolved interpolation; everything pickles)."""
 
 from __future__ import annotations
 

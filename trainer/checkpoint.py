@@ -8,7 +8,7 @@ Layout under a run directory::
         latest                text: the file name of the newest checkpoint (for people and tools)
 
 A checkpoint file is ``torch.save`` of one dict holding only tensors and plain Python types, so it
-loads with ``torch.load(weights_only=True, map_location="cpu")`` (CASES I4)::
+loads with ``torch.load(weights_only=True, map_location="cpu")`` (plain contents only)::
 
     {
         "format": "tabula-rasa-checkpoint", "format_version": 1,
@@ -24,7 +24,7 @@ loads with ``torch.load(weights_only=True, map_location="cpu")`` (CASES I4)::
         "extra": {...},                    # the caller's tensors and plain values (best weights...)
     }
 
-Atomicity (CASES I1). Each file goes to a temporary name in the same folder, is fsync-ed and
+Atomicity (an exception halfway through a write, or two Ctrl-C, leaves the previous checkpoint intact). Each file goes to a temporary name in the same folder, is fsync-ed and
 renamed over its destination (:mod:`networks.atomic`). The buffer file is written first and the
 checkpoint file last, so a checkpoint file that exists names a buffer file that is complete. An
 exception or a kill at any point leaves the previous checkpoint as it was. Old checkpoints beyond
@@ -32,7 +32,7 @@ the last ``keep_last``, checkpoints with a step above the one just written (left
 resumed from an older checkpoint because the newer one was unreadable), and buffer files without a
 kept checkpoint are deleted only after the new checkpoint is in place.
 
-Loading (CASES I3). :func:`load_latest_checkpoint` tries checkpoints newest first and skips, with
+Loading (a missing key, an extra key or another game's checkpoint is an error naming the mismatch). :func:`load_latest_checkpoint` tries checkpoints newest first and skips, with
 a warning, one that is truncated, corrupt, or whose buffer file is missing or unreadable;
 temporary files are never considered. :func:`restore_checkpoint` checks the game, the network
 configuration and every key and shape before changing anything it restores into, and raises
@@ -240,10 +240,10 @@ def save_checkpoint(
 
     Raises:
         ValueError: for a negative step, ``keep_last`` < 1, non-finite weights (nothing is written;
-            CASES J1), a non-plain value in ``counters``/``config_dict``/``rng_states``/``extra``
+            NaN weights are never saved), a non-plain value in ``counters``/``config_dict``/``rng_states``/``extra``
             (its path is named), a missing game or network configuration, or a buffer state dict
             that is not one.
-        Whatever writing raises (``OSError``...); the previous checkpoint is then intact (CASES I1).
+        Whatever writing raises (``OSError``...); the previous checkpoint is then intact.
     """
     if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
         raise ValueError(f"step: expected an int >= 0, got {step!r}")

@@ -31,7 +31,7 @@ def _main(cfg: DictConfig) -> None:
 
     from trainer.config import validate
 
-    config = to_train_config(cfg)  # the only DictConfig -> dataclass conversion (CASES M1, M2)
+    config = to_train_config(cfg)  # the only DictConfig -> dataclass conversion: actors get plain, picklable values
     hydra_dir = Path(HydraConfig.get().runtime.output_dir)
     if config.resume:
         run_dir = Path(config.resume)
@@ -117,7 +117,7 @@ def _remove_unused_run_dir(run_dir: Path) -> None:
 
 def main() -> None:
     """Console-script entry point."""
-    try:  # unknown keys: a message naming the accepted ones, before Hydra composes (CASES M3)
+    try:  # unknown keys: a message naming the accepted ones, before Hydra composes
         check_overrides(sys.argv[1:])
     except ValueError as exc:
         raise SystemExit(f"train: {exc}") from None

@@ -1,9 +1,9 @@
 """Typed configuration of a training run: the schema behind ``configs/*.yaml``.
 
 Every YAML file is checked against these dataclasses through Hydra's ConfigStore, so a misspelt
-key or a wrong type fails at start-up (CASES M3). ``to_train_config`` converts the composed
+key or a wrong type fails at start-up. ``to_train_config`` converts the composed
 ``DictConfig`` once, at the entry point, into plain frozen dataclasses; nothing downstream (Ray
-actors included) ever sees a ``DictConfig`` or an unresolved ``${...}`` (CASES M1, M2).
+actors included) ever sees a ``DictConfig`` or an unresolved ``${...}``: only plain values that survive pickling cross into Ray.
 ``validate`` then checks values (ranges, names) before Ray starts.
 """
 

@@ -9,7 +9,7 @@ One :meth:`Learner.train_step` does, for a batch sampled from the replay buffer:
 3. the AlphaZero loss (:func:`trainer.losses.alphazero_loss`, Silver et al. 2017, eq. (1));
 4. backward, gradient-norm clipping (``torch.nn.utils.clip_grad_norm_``), optimiser step.
 
-Non-finite guard (CASES J1). If the loss or the gradient norm is NaN or infinite, the batch is
+Non-finite guard. If the loss or the gradient norm is NaN or infinite, the batch is
 skipped: no optimiser step, gradients cleared, and the model's buffers (BatchNorm running
 statistics, which the forward pass already updated) restored to their values before the batch, so
 the weights stay finite. Skips are counted (``num_skipped``) and reported in the metrics; after
@@ -264,7 +264,7 @@ class Learner:
 
         Raises:
             ValueError: if the batch lacks a field or has inconsistent shapes.
-            RuntimeError: after ``max_consecutive_skips`` non-finite batches in a row (CASES J1).
+            RuntimeError: after ``max_consecutive_skips`` non-finite batches in a row.
         """
         observations, legal_masks, policies, values, policy_weights = self._batch_tensors(batch)
         batch_size = int(values.shape[0])
@@ -352,7 +352,7 @@ class Learner:
 
     def snapshot(self) -> dict[str, torch.Tensor]:
         """A CPU copy of the model's ``state_dict`` (never views of the live weights), e.g. for
-        publishing weights or keeping the best model (CASES G3)."""
+        publishing weights or keeping the best model (an optimiser step never changes a snapshot)."""
         return {
             name: tensor.detach().to("cpu", copy=True) for name, tensor in self.model.state_dict().items()
         }

@@ -11,7 +11,7 @@ Read top to bottom, one loop iteration does:
 4. log to TensorBoard and refresh the terminal status.
 
 A dead self-play actor is replaced and the run goes on; the buffer keeps only whole games, since
-workers send finished games only (CASES L1). A dead buffer actor stops the run with a message that
+workers send finished games only, so a killed actor leaves no half game in the buffer. A dead buffer actor stops the run with a message that
 names the last checkpoint to resume from. Ctrl-C or SIGTERM writes a checkpoint, then exits.
 """
 

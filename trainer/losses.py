@@ -10,8 +10,8 @@ Silver et al. 2017, "Mastering the game of Go without human knowledge", Methods,
   target) and the network's policy ``p``. Here ``p`` is the softmax over the *legal* actions only
   (:func:`networks.policy.masked_log_softmax`: illegal logits are replaced, never multiplied by
   the mask), and the product ``pi * log p`` is masked to the legal actions, so illegal logits
-  change neither the loss nor its gradient, and their gradient is exactly 0 (CASES C2). A target
-  with mass on an illegal action is rejected earlier, by the replay buffer (CASES C5).
+  change neither the loss nor its gradient, and their gradient is exactly 0. A target
+  with mass on an illegal action is rejected earlier, by the replay buffer.
 * ``c ||theta||^2``: weight decay is *not* part of this function; it is applied by the optimiser
   (:class:`trainer.learner.Learner`): with SGD, ``weight_decay`` is the coupled L2 term, equal to
   eq. (1) with ``c = weight_decay / 2``; with AdamW it is decoupled weight decay (Loshchilov &
@@ -84,7 +84,7 @@ def alphazero_loss(
         value_loss`` carrying gradients; ``parts`` a dict of detached float32 scalar tensors:
         ``policy_loss`` (mean cross-entropy, nats), ``value_loss`` (mean squared error),
         ``policy_entropy`` (mean entropy of the masked policy ``p``, nats; a metric only).
-        A non-finite input gives a non-finite total; the learner checks for that (CASES J1).
+        A non-finite input gives a non-finite total; the learner checks for that and skips the batch.
 
     Raises:
         ValueError: if an input is not a tensor, the shapes disagree (expected vs actual), the mask

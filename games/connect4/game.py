@@ -15,7 +15,7 @@ from numba import njit
 from games import bitboard as bb
 from games.base import COLUMN_MOVES, DISCS, BoardView
 from games.connect4.heuristic import MAX_EVALUATION
-from games.connect4.layout import (  # noqa: F401 (re-exported: the layout's names, as before)
+from games.connect4.layout import (
     BOARD_MASK,
     BOTTOM_MASK,
     BOTTOM_MASKS,
@@ -178,7 +178,7 @@ class ConnectFour(bb.BitboardGame):
         owners, winning = bb.cell_owners(state, _DRAWN_BITS, WIN_LINES)
         return BoardView(HEIGHT, WIDTH, owners, COLUMN_MOVES, tuple(range(WIDTH)), winning, DISCS)
 
-    # ---------------------------------- the seed's six functions, pure Python for classical search
+    # ---------------------------------- the six single-state functions, pure Python for classical search
     def actions(self, state: tuple) -> list[int]:
         if state[bb.STATUS] != bb.ONGOING:
             return []

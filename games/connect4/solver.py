@@ -15,7 +15,7 @@ Board encoding: the bitboards of ``games.connect4.layout`` (``position`` there c
 ``current``: the stones of the side to move; ``mask``: all stones; ``key = position + mask``,
 unique per position). The compiled search is in ``games.connect4.solver_kernels``.
 
-Score convention (Pons, and ``../shared/data/connect4/README.md``): for the side to move under
+Score convention (Pons' solver and test sets): for the side to move under
 perfect play, ``0`` is a draw, ``22 - s`` a win where ``s`` is the number of stones the winner
 has placed at the end, ``-(22 - s)`` a loss to an opponent who wins with its ``s``-th stone.
 So an immediate win at ply ``p`` scores ``(43 - p) // 2`` and scores lie in ``[-18, 18]``.
@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from games.connect4.layout import (  # noqa: F401 (the layout's names, re-exported for the scripts)
+from games.connect4.layout import (
     BOARD_MASK,
     BOTTOM_MASK,
     COLUMN_BITS,
@@ -46,8 +46,8 @@ from games.connect4.layout import (  # noqa: F401 (the layout's names, re-export
     move_bit,
     top_mask,
 )
-from games.connect4.layout import winning_cells as _winning_cells  # noqa: F401 (scripts/make_connect4_sets.py)
-from games.connect4.solver_kernels import (  # noqa: F401 (re-exported)
+from games.connect4.layout import winning_cells as _winning_cells
+from games.connect4.solver_kernels import (
     COLUMN_ORDER,
     DEFAULT_TT_SIZE,
     MAX_SCORE,
@@ -97,7 +97,7 @@ def parse_moves(moves: str, allow_empty: bool = False) -> Position:
     """
     if not isinstance(moves, str):
         # ValueError, not TypeError: every bad position, whatever its form, is one kind of error
-        raise ValueError(f"moves must be a str of column digits 1-7, got {type(moves).__name__}")  # noqa: TRY004
+        raise ValueError(f"moves must be a str of column digits 1-7, got {type(moves).__name__}")
     if not moves and not allow_empty:
         raise ValueError("empty position: expected column digits 1-7")
     position = 0

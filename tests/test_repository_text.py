@@ -1,0 +1,55 @@
+"""The repository explains itself: its comments, docstrings, docs and test names cite papers and
+files in the repository, never documents a reader does not have (planning notes, lists of
+failure cases by their ids, issue numbers)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+#: citations of documents outside the repository: a failure-case id, the planning and style
+#: notes, the original brief, an issue number ("the[ ]seed" is spelled so that this file passes)
+OUTSIDE_CITATION = re.compile(r"CASES [A-Z][0-9]|DESIGN\.md|STYLE\.md|the[ ]seed|\bissue [0-9]")
+#: a test named after a failure-case id (``test_g1_...``, ``..._i5``) instead of its behaviour
+CASE_ID_TEST_NAME = re.compile(r"def (test_[a-n][0-9]_\w*|test_\w*_[a-n][0-9])\(")
+SKIPPED_FOLDERS = {".git", ".venv", "runs", "outputs", "multirun", "__pycache__", "node_modules"}
+
+
+def _text_files():
+    """Every ``.py`` and ``.md`` file of the repository (hidden and generated folders skipped)."""
+    for folder, subfolders, files in os.walk(REPO_ROOT):
+        subfolders[:] = sorted(d for d in subfolders if d not in SKIPPED_FOLDERS and not d.startswith("."))
+        for name in sorted(files):
+            if name.endswith((".py", ".md")):
+                yield Path(folder) / name
+
+
+def test_the_patterns_find_what_they_look_for():
+    # the examples are assembled from pieces so that this file's own text passes the scan
+    assert OUTSIDE_CITATION.search("no root noise (CASES " + "D2)")
+    assert OUTSIDE_CITATION.search("see DESIGN" + ".md, Ties")
+    assert OUTSIDE_CITATION.search("the " + "seed's six functions")
+    assert OUTSIDE_CITATION.search("(issue " + "6, part 2)")
+    assert not OUTSIDE_CITATION.search("pytorch issues #48841 and a seeded generator")
+    assert CASE_ID_TEST_NAME.search("def test_" + "g1_gate_decisions():")
+    assert CASE_ID_TEST_NAME.search("def test_resume_equivalence_" + "i5(tmp_path):")
+    assert not CASE_ID_TEST_NAME.search("def test_resume_equivalence(tmp_path):")
+
+
+def test_no_file_cites_a_document_outside_the_repository():
+    found = []
+    for path in _text_files():
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if OUTSIDE_CITATION.search(line):
+                found.append(f"{path.relative_to(REPO_ROOT)}:{number}: {line.strip()}")
+    assert found == []
+
+
+def test_tests_are_named_by_the_behaviour_they_check():
+    found = []
+    for path in sorted((REPO_ROOT / "tests").glob("test_*.py")):
+        text = path.read_text(encoding="utf-8")
+        found += [f"{path.name}: {m.group(1)}" for m in CASE_ID_TEST_NAME.finditer(text)]
+    assert found == []
