@@ -101,7 +101,7 @@ def test_mccfr_is_seeded_and_converges_on_kuhn(kuhn):
 
 @pytest.mark.parametrize("algorithm", ["cfr+", "mccfr"])
 def test_iterating_in_pieces_equals_one_run(kuhn, algorithm):
-    """A run depends on the seed and the iteration count only (MCCFR uses its draws in order)."""
+    """A run depends on its seed and the iteration count only (MCCFR uses its draws in order)."""
     whole = solved(kuhn, algorithm, 5000, seed=2)
     pieces = CFRSolver(kuhn, algorithm, rng=np.random.default_rng(2))
     for count in (1, 9, 40, 3950, 1000):

@@ -284,7 +284,7 @@ class Pig(Game):
         player = state[TO_PLAY]
         return state[SCORE_0 + player], state[SCORE_1 - player], state[TURN_TOTAL]
 
-    # ---------------------------------- the seed's six functions, pure Python for classical search
+    # ---------------------------------- the six single-state functions, pure Python for classical search
     def player(self, state: tuple) -> int:
         return state[TO_PLAY]
 
