@@ -234,6 +234,62 @@ def _evaluate(current, opponent, n, board, not_first, not_last, corners):
     return CORNER_WEIGHT * corner + MOBILITY_WEIGHT * mobility + DISC_WEIGHT * discs
 
 
+@njit(cache=True, inline="always")
+def _legal_one(state, out, n, board, not_first, not_last):
+    out[:] = False
+    if state[3] != 0:
+        return 0
+    moves = _placements(np.uint64(state[0]), np.uint64(state[1]), n, board, not_first, not_last)
+    if moves == _U0:
+        out[n * n] = True
+        return 1
+    count = 0
+    for cell in range(n * n):
+        if (moves >> np.uint64(cell)) & _U1:
+            out[cell] = True
+            count += 1
+    return count
+
+
+@njit(cache=True, inline="always")
+def _step_one(state, action, out, n, board, not_first, not_last):
+    current, opponent, ply, status, _ = _play(
+        np.uint64(state[0]), np.uint64(state[1]), state[2], action, n, board, not_first, not_last
+    )
+    out[0] = np.int64(current)
+    out[1] = np.int64(opponent)
+    out[2] = ply
+    out[3] = status
+
+
+# one compiled pair per board size, the masks frozen in as constants (Game.compiled_rules)
+_BOARD_8, _NOT_FIRST_8, _NOT_LAST_8 = _board_masks(8)
+_BOARD_6, _NOT_FIRST_6, _NOT_LAST_6 = _board_masks(6)
+
+
+@njit(cache=True)
+def _legal_one_8(state, out):
+    return _legal_one(state, out, 8, _BOARD_8, _NOT_FIRST_8, _NOT_LAST_8)
+
+
+@njit(cache=True)
+def _step_one_8(state, action, out):
+    _step_one(state, action, out, 8, _BOARD_8, _NOT_FIRST_8, _NOT_LAST_8)
+
+
+@njit(cache=True)
+def _legal_one_6(state, out):
+    return _legal_one(state, out, 6, _BOARD_6, _NOT_FIRST_6, _NOT_LAST_6)
+
+
+@njit(cache=True)
+def _step_one_6(state, action, out):
+    _step_one(state, action, out, 6, _BOARD_6, _NOT_FIRST_6, _NOT_LAST_6)
+
+
+_COMPILED_ONE = {8: (_legal_one_8, _step_one_8), 6: (_legal_one_6, _step_one_6)}
+
+
 def _symmetry_table(n: int) -> np.ndarray:
     """``[8, n*n + 1]``: row ``4 * reflect + turns`` mirrors left-right (if ``reflect``), then
     turns the board ``turns`` quarter turns clockwise; the pass maps to itself."""
@@ -303,6 +359,10 @@ class Othello(bb.BitboardGame):
         check_batch(self, states)
         out = np.zeros((states.shape[0], self.num_actions), dtype=np.bool_)
         return _legal_kernel(np.ascontiguousarray(states), out, *self._masks)
+
+    def compiled_rules(self) -> bb.CompiledRules:
+        """The single-state rules compiled for this board size (``games.base.CompiledRules``)."""
+        return bb.compiled_rules(*_COMPILED_ONE[self.size])
 
     def observation(self, states: np.ndarray) -> np.ndarray:
         check_batch(self, states)

@@ -132,9 +132,9 @@ def test_random_playout_invariants(name, choices):
     if not game.terminal(state)[0] or winner == NO_WINNER:
         assert value == 0.0
     else:
-        # the player who just moved won: the player to move has lost
-        assert winner != game.to_play(state)[0]
-        assert value == -1.0
+        # +1 when the player to move has won (possible in Othello, where the discs decide), -1 when
+        # it has lost (always in the connection games: the player who just moved made the line)
+        assert value == (1.0 if winner == game.to_play(state)[0] else -1.0)
         assert game.utility(single, winner) == 1.0 and game.utility(single, 1 - winner) == -1.0
 
 

@@ -128,6 +128,11 @@ def test_equal_disc_counts_at_the_end_are_a_draw():
     assert draws.any() and (winners[draws] == -1).all()
     assert (winners[counts[:, 0] > counts[:, 1]] == 0).all() and (winners[counts[:, 0] < counts[:, 1]] == 1).all()
     assert (SMALL.ply(states) <= SMALL.max_game_length).all()
+    # unlike a connection game, the player to move at the end may be the winner: its value is +1
+    values = SMALL.terminal_value(states)
+    to_move_won = winners == SMALL.to_play(states)
+    assert to_move_won.any() and (values[to_move_won] == 1.0).all()
+    assert (values[(winners != -1) & ~to_move_won] == -1.0).all() and (values[draws] == 0.0).all()
 
 
 def random_states(game, rng, count):
@@ -191,6 +196,26 @@ def test_all_eight_symmetries_commute_with_the_rules(game):
     start = game.initial_states(1)
     fixed = [g for g in range(8) if (game.transform_states(start, g) == start).all()]
     assert fixed == [0, 2, 5, 7]
+
+
+@pytest.mark.parametrize("game", [OTHELLO, SMALL], ids=lambda g: g.name)
+def test_compiled_single_state_rules_equal_the_batched_ones(game):
+    rules = game.compiled_rules()
+    rng = np.random.default_rng(9)
+    states = random_states(game, rng, 200)
+    masks = game.legal_mask(states)
+    out = np.zeros(game.num_actions, dtype=np.bool_)
+    child = np.zeros(game.state_size, dtype=np.int64)
+    for row, mask in zip(states, masks):
+        out[:] = True  # stale entries must be overwritten
+        assert rules.legal(row, out) == mask.sum()
+        np.testing.assert_array_equal(out, mask)
+        assert rules.is_terminal(row) == (not mask.any())
+        assert rules.to_play(row) == row[PLY] % 2
+        assert rules.winner(row) == game.winner(row[None])[0]
+        for action in np.flatnonzero(mask)[:3]:
+            rules.step(row, action, child)
+            np.testing.assert_array_equal(child, game.step(row[None], np.array([action]))[0])
 
 
 def test_heuristic_counts_corners_mobility_and_discs_for_the_player_to_move():
