@@ -431,3 +431,15 @@ def test_a_stopping_server_ends_the_model_search_and_leaves_the_game():
         answer = post(client, game, "advance", {})
         assert answer.status_code == 503 and answer.json()["error"] == "the server is stopping"
         assert get(client, game) == game
+
+
+def test_loopback_addresses_and_a_free_port():
+    from arena.web.server import bind, is_loopback
+
+    assert all(is_loopback(host) for host in ("localhost", "127.0.0.1", "127.8.0.1", "::1"))
+    assert not any(is_loopback(host) for host in ("0.0.0.0", "192.168.1.2", "example.org"))
+    sock = bind("127.0.0.1", 0)
+    try:
+        assert sock.getsockname()[0] == "127.0.0.1" and sock.getsockname()[1] > 0
+    finally:
+        sock.close()
