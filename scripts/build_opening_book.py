@@ -31,9 +31,8 @@ sys.path.insert(0, str(REPO_ROOT))
 import numpy as np
 
 from games.connect4.book import BOOK_PATH
+from games.connect4.layout import mirror_bits, move_bit, top_mask
 from games.connect4.solver import (
-    COLUMN_BITS,
-    HEIGHT,
     MIN_SCORE,
     NUM_CELLS,
     WIDTH,
@@ -47,18 +46,15 @@ from games.connect4.solver import (
 def canonical_key(position: int, mask: int) -> int:
     """``min(key, mirror(key))`` for ``key = position + mask`` (Python ints)."""
     key = position + mask
-    mirror = 0
-    for col in range(WIDTH):
-        mirror |= ((key >> (col * COLUMN_BITS)) & 0x7F) << ((WIDTH - 1 - col) * COLUMN_BITS)
-    return min(key, mirror)
+    return min(key, int(mirror_bits(key)))
 
 
 def children(p: Position):
     """Yield ``(column, won, child)`` for each playable column of ``p`` (0-based column)."""
     for col in range(WIDTH):
-        if p.mask & (1 << (HEIGHT - 1 + col * COLUMN_BITS)):
+        if p.mask & top_mask(col):
             continue
-        move = (p.mask + (1 << (col * COLUMN_BITS))) & (((1 << HEIGHT) - 1) << (col * COLUMN_BITS))
+        move = move_bit(p.mask, col)
         won = has_four(p.position | move)
         yield col, won, Position(p.position ^ p.mask, p.mask | move, p.num_moves + 1)
 
