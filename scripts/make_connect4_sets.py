@@ -43,17 +43,16 @@ sys.path.insert(0, str(REPO_ROOT))
 
 import numpy as np
 
+from games.connect4.layout import move_bit, top_mask
 from games.connect4.positions import POSITIONS_DIR, SET_NAMES
 from games.connect4.solver import (
     BOARD_MASK,
     BOTTOM_MASK,
-    COLUMN_BITS,
-    HEIGHT,
     NUM_CELLS,
     WIDTH,
     Solver,
-    has_four,
     _winning_cells,
+    has_four,
     parse_moves,
 )
 
@@ -93,10 +92,10 @@ class Board:
         self.moves = ""
 
     def legal(self) -> list[int]:
-        return [c for c in range(WIDTH) if not self.mask & (1 << (HEIGHT - 1 + c * COLUMN_BITS))]
+        return [c for c in range(WIDTH) if not self.mask & top_mask(c)]
 
     def move_bit(self, col: int) -> int:
-        return (self.mask + (1 << (col * COLUMN_BITS))) & (((1 << HEIGHT) - 1) << (col * COLUMN_BITS))
+        return move_bit(self.mask, col)
 
     def wins(self, col: int) -> bool:
         return has_four(self.position | self.move_bit(col))
