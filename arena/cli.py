@@ -373,10 +373,7 @@ def _accuracy(args) -> int:
     rows = {}
     for name, labelled in sets.items():
         if args.limit is not None and args.limit < len(labelled):
-            from arena.accuracy import LabelledSet
-
-            n = args.limit
-            labelled = LabelledSet(name, labelled.moves[:n], labelled.states[:n], labelled.outcomes[:n])
+            labelled = labelled.head(args.limit)
         if isinstance(player, MCTSPlayer):  # a network: one batched search per set (as training does)
             actions = network_actions(game, player.evaluate_fn, player.config, labelled, rng=player.rng)
         else:
@@ -388,6 +385,8 @@ def _accuracy(args) -> int:
             "mistake_rate": rate,
             "random_expected_rate": expected_random_mistake_rate(labelled),
         }
+        if labelled.values is not None:  # a game with chance: how much win probability is given away
+            rows[name]["mean_win_probability_loss"] = float(labelled.value_losses(actions).mean()) if len(labelled) else 0.0
     if args.json:
         print(json.dumps({"player": args.player, "game": game.name, "sets": rows}))
         return 0
@@ -399,14 +398,20 @@ def _accuracy(args) -> int:
         "random player",
         title=f"{args.player}: mistakes against perfect play ({game.name})",
     )
+    with_values = any("mean_win_probability_loss" in row for row in rows.values())
+    if with_values:
+        table.add_column("mean win-probability loss")
     for name, row in rows.items():
-        table.add_row(
+        cells = [
             name,
             str(row["positions"]),
             str(row["mistakes"]),
             f"{row['mistake_rate']:.4%}",
             f"{row['random_expected_rate']:.2%}",
-        )
+        ]
+        if with_values:
+            cells.append(f"{row.get('mean_win_probability_loss', 0.0):.6f}")
+        table.add_row(*cells)
     _console(sys.stdout).print(table)
     return 0
 

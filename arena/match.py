@@ -4,7 +4,9 @@ A match plays ``num_games`` games with colours alternated: A moves first in game
 Games come in pairs (2k, 2k+1) that share one seeded opening (``arena.openings``: the optional
 ``start`` moves, then ``opening_plies`` random plies), so each opening is played once with each
 colour and a lucky opening favours nobody; game k's opening depends only on the match's opening
-seed and k. Each player draws only from its own seeded ``rng``. The result is the arena's one
+seed and k. In a game with chance both games of a pair also roll the same dice: the outcomes come,
+in the order they are needed, from a generator seeded by the opening seed and the pair's number,
+so luck is shared out as fairly as the opening. Each player draws only from its own seeded ``rng``. The result is the arena's one
 result type, ``arena.results.MatchResult``; games are kept as move strings (the game's notation).
 ``arena.network_match`` is the batched driver for network against network.
 """
@@ -35,16 +37,21 @@ __all__ = [
 ]
 
 
-def play_game(game: Game, first: Player, second: Player, opening=()) -> tuple[int, list[int]]:
+def play_game(
+    game: Game, first: Player, second: Player, opening=(), chance_rng: np.random.Generator | None = None
+) -> tuple[int, list[int]]:
     """Play one game from the start position through ``opening``; then ``first`` and ``second``
-    move in turn (``first`` is player 0, who moves first from the start position).
+    move in turn (``first`` is player 0, who moves first from the start position). Chance states
+    are never handed to a player: their outcome is drawn by its probability with ``chance_rng``.
 
     Returns:
         ``(winner, actions)``: ``winner`` is 0 or 1 (the winning player's index) or
-        ``NO_WINNER`` (-1) for a draw; ``actions`` lists every move played, opening included.
+        ``NO_WINNER`` (-1) for a draw; ``actions`` lists every move played, opening included,
+        and in a game with chance every outcome, in play order (``game.format_moves`` writes them).
 
     Raises:
-        ValueError: if a player returns an illegal action (naming the player and the action).
+        ValueError: if a player returns an illegal action (naming the player and the action), or
+            a chance state is met without ``chance_rng``.
     """
     players = (first, second)
     state = game.initial_state()
@@ -53,6 +60,13 @@ def play_game(game: Game, first: Player, second: Player, opening=()) -> tuple[in
         state = game.result(state, action)
         actions.append(int(action))
     while not game.terminal_test(state):
+        if game.is_chance_state(state):
+            if chance_rng is None:
+                raise ValueError(f"{game.name} has chance states: play_game needs a chance_rng")
+            outcome = int(game.sample_chance(np.asarray([state], dtype=np.int64), chance_rng)[0])
+            actions.append(outcome)
+            state = game.chance_result(state, outcome)
+            continue
         mover = game.player(state)
         action = players[mover].select_action(game, state)
         legal = game.actions(state)
@@ -102,13 +116,15 @@ def run_match(
             ``start`` is not a legal move string of a game in progress, or a player moves illegally.
     """
     num_games = _check_num_games(num_games)
-    openings = PairedOpenings(game, opening_plies, opening_seed(rng), start)
+    seed = opening_seed(rng)
+    openings = PairedOpenings(game, opening_plies, seed, start)
     result = MatchResult(player_a.name, player_b.name, game.name)
     for index in range(num_games):
         a_first = a_moves_first(index)
         opening = openings.opening(index)
         first, second = (player_a, player_b) if a_first else (player_b, player_a)
-        winner, actions = play_game(game, first, second, opening)
+        dice = np.random.default_rng([seed, index // 2]) if game.num_chance_outcomes else None
+        winner, actions = play_game(game, first, second, opening, chance_rng=dice)
         record = GameRecord(index, game.format_moves(actions), a_first, winner, len(opening))
         result.games.append(record)
         if on_game is not None:

@@ -153,6 +153,59 @@ class AlphaBetaPlayer:
         return self.last_result.action
 
 
+class ExpectimaxPlayer:
+    """Expectiminimax, star1 or star2 (``search.expectimax``) to a depth, under a time limit, or both.
+
+    The evaluation at the horizon is the game's ``heuristic_fn`` (bounded by ``heuristic_bound``;
+    0 without one). ``depth`` counts decisions; chance nodes are expanded fully. Ties go to the
+    lowest action index, so the player is deterministic and ``rng`` is unused. ``last_result``
+    holds the last ``search.expectimax.ChanceSearchResult``.
+
+    Raises:
+        ValueError: if neither limit is given, ``depth`` < 1, ``time_limit`` < 0 or the algorithm
+            is unknown; from ``select_action``, if ``state`` is finished or a chance state.
+    """
+
+    def __init__(
+        self,
+        algorithm: str = "star2",
+        depth: int | None = None,
+        time_limit: float | None = None,
+        rng: np.random.Generator | int = 0,
+        name: str | None = None,
+    ) -> None:
+        from search.expectimax import ALGORITHMS
+
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"unknown algorithm {algorithm!r}; expected one of {list(ALGORITHMS)}")
+        if depth is None and time_limit is None:
+            raise ValueError("expected a depth (decisions) or a time_limit (seconds), got neither")
+        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+            raise ValueError(f"depth must be an integer >= 1 decision, got {depth!r}")
+        if time_limit is not None and not time_limit >= 0:
+            raise ValueError(f"time_limit must be >= 0 seconds, got {time_limit}")
+        self.algorithm = algorithm
+        self.depth = depth
+        self.time_limit = time_limit
+        self.rng = make_rng(rng)
+        self.name = name if name is not None else f"{algorithm}(depth={depth})"
+        self.last_result = None
+        self._searches: dict[str, object] = {}
+
+    def select_action(self, game: Game, state: tuple) -> int:
+        from search.expectimax import ChanceSearch
+
+        _legal_actions(game, state)
+        search = self._searches.get(game.name)
+        if search is None or search.game is not game:
+            search = self._searches[game.name] = ChanceSearch(game, self.algorithm)
+        if self.time_limit is None:
+            self.last_result = search.search(state, self.depth)
+        else:
+            self.last_result = search.iterative_deepening(state, self.time_limit, self.depth)
+        return self.last_result.action
+
+
 class UCTPlayer:
     """UCT with random rollouts (``mcts.uct.uct_search``): plays the most visited root child.
 

@@ -7,6 +7,8 @@ Syntax: ``KIND`` or ``KIND:KEY=VALUE[,KEY=VALUE...]``, for example::
     alphabeta:depth=5           alpha-beta to 5 plies (alphabeta:time=1.0: 1 s per move)
     alphabeta:depth=4,model=PATH  alpha-beta with the network's value and policy (the hybrid)
     uct:sims=1000               UCT with random rollouts, 1000 simulations per move
+    expectimax:depth=3          expectiminimax to 3 decisions (games with chance; time=SECONDS too)
+    star2:depth=5               the same value with Ballard's star2 pruning (star1:depth=N too)
     solver                      perfect play: the game's exact solver (Connect Four: Pons'; short games: minimax)
     mcts:model=PATH,sims=200    a network with PUCT search (batch=8: leaves per network call;
                                 time=0.5: 0.5 s per move, at most MAX_TIMED_SIMULATIONS or sims)
@@ -33,11 +35,16 @@ SPEC_OPTIONS: dict[str, dict[str, type]] = {
     "minimax": {"seed": int},
     "alphabeta": {"depth": int, "time": float, "model": str, "seed": int},
     "uct": {"sims": int, "c": float, "seed": int},
+    "expectimax": {"depth": int, "time": float, "seed": int},
+    "star1": {"depth": int, "time": float, "seed": int},
+    "star2": {"depth": int, "time": float, "seed": int},
     "solver": {"seed": int},
     "mcts": {"model": str, "sims": int, "time": float, "c_puct": float, "batch": int, "seed": int},
     "policy": {"model": str, "seed": int},
     "human": {"seed": int},
 }
+#: kinds searched by ``search.expectimax.ChanceSearch`` (the kind is its algorithm)
+CHANCE_SEARCH_KINDS = ("expectimax", "star1", "star2")
 #: kinds whose ``model`` option is required
 MODEL_KINDS = ("mcts", "policy")
 #: default simulations of ``mcts`` players per move
@@ -109,6 +116,8 @@ def parse_spec(text: str) -> PlayerSpec:
         raise ValueError(f"{text!r}: {kind} needs model=PATH (an export folder or a .pt file)")
     if kind == "alphabeta" and "depth" not in options and "time" not in options:
         raise ValueError(f"{text!r}: alphabeta needs depth=PLIES or time=SECONDS (or both)")
+    if kind in CHANCE_SEARCH_KINDS and "depth" not in options and "time" not in options:
+        raise ValueError(f"{text!r}: {kind} needs depth=DECISIONS or time=SECONDS (or both)")
     return PlayerSpec(kind, options, text)
 
 
@@ -190,6 +199,10 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
         return HybridAlphaBetaPlayer(
             game, load_model_evaluator(options["model"], game), depth=options.get("depth"),
             time_limit=options.get("time"), rng=rng, name=name,
+        )
+    if kind in CHANCE_SEARCH_KINDS:
+        return players.ExpectimaxPlayer(
+            algorithm=kind, depth=options.get("depth"), time_limit=options.get("time"), rng=rng, name=name
         )
     if kind == "alphabeta":
         return players.AlphaBetaPlayer(

@@ -375,3 +375,19 @@ class Pig(Game):
         from games.pig.solver import solver_for
 
         return solver_for(self)
+
+    def labelled_set_names(self) -> list[str]:
+        """``optimal_play`` and ``random_play`` (``games.pig.positions``)."""
+        from games.pig.positions import SET_NAMES
+
+        return list(SET_NAMES)
+
+    def labelled_set(self, name: str):
+        """Decision positions with each action's exact win probability (``games.pig.positions``).
+
+        Raises:
+            ValueError: for an unknown set name.
+        """
+        from games.pig.positions import labelled_set
+
+        return labelled_set(self, name)
