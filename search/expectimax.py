@@ -26,7 +26,7 @@ parent's window (Ballard's fail-low / fail-high cut-offs); star2 first *probes* 
 one successor (its first action), which bounds the child's value from one side, and cuts when
 those bounds already settle the node. Inside the window every value is computed as the same sum in
 the same order as expectiminimax, so star1 and star2 return exactly expectiminimax's value at the
-root, with fewer nodes. Ties at the root go to the lowest action index (DESIGN.md, "Ties").
+root, with fewer nodes. Ties at the root go to the lowest action index.
 """
 
 from __future__ import annotations
