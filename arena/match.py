@@ -123,7 +123,7 @@ def run_match(
         a_first = a_moves_first(index)
         opening = openings.opening(index)
         first, second = (player_a, player_b) if a_first else (player_b, player_a)
-        dice = np.random.default_rng([seed, index // 2]) if game.num_chance_outcomes else None
+        dice = np.random.default_rng([seed, index // 2, 1]) if game.num_chance_outcomes else None  # not the opening stream
         winner, actions = play_game(game, first, second, opening, chance_rng=dice)
         record = GameRecord(index, game.format_moves(actions), a_first, winner, len(opening))
         result.games.append(record)

@@ -45,6 +45,8 @@ SPEC_OPTIONS: dict[str, dict[str, type]] = {
 }
 #: kinds searched by ``search.expectimax.ChanceSearch`` (the kind is its algorithm)
 CHANCE_SEARCH_KINDS = ("expectimax", "star1", "star2")
+#: kinds whose search assumes no chance states (refused for a game with chance)
+DETERMINISTIC_SEARCH_KINDS = ("minimax", "alphabeta", "uct")
 #: kinds whose ``model`` option is required
 MODEL_KINDS = ("mcts", "policy")
 #: default simulations of ``mcts`` players per move
@@ -177,7 +179,8 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
         An ``arena.players`` player named after the spec text.
 
     Raises:
-        ValueError: as ``parse_spec``, for a ``solver`` on a game without an exact solver, and
+        ValueError: as ``parse_spec``, for a ``solver`` on a game without an exact solver, for a
+            search of deterministic games (``DETERMINISTIC_SEARCH_KINDS``) on a game with chance, and
             for a model that cannot be read or belongs to another game.
         FileNotFoundError: for a missing model path.
     """
@@ -189,6 +192,11 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
     rng = options.pop("seed", seed if seed is not None else 0)
     name = spec.name
     kind = spec.kind
+    if game.num_chance_outcomes and kind in DETERMINISTIC_SEARCH_KINDS:
+        raise ValueError(
+            f"{spec.text!r}: {kind} searches games without chance; {game.name} rolls dice: "
+            f"use one of {list(CHANCE_SEARCH_KINDS)} (e.g. star2:depth=3), solver or random"
+        )
     if kind == "random":
         return players.RandomPlayer(rng=rng, name=name)
     if kind == "minimax":

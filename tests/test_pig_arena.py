@@ -53,3 +53,11 @@ def test_star2_beats_random_and_the_solver_beats_star2():
     assert strong.wins >= 8
     perfect = run_match(game, build_player("solver", game), build_player("star2:depth=2", game), 20, np.random.default_rng(2))
     assert perfect.wins + perfect.losses == 20 and perfect.wins > perfect.losses
+
+
+def test_searches_of_deterministic_games_refuse_a_game_with_chance():
+    game = games.make("pig")
+    for text in ("alphabeta:depth=2", "uct:sims=10", "minimax"):
+        with pytest.raises(ValueError, match="searches games without chance; pig rolls dice"):
+            build_player(text, game)
+    assert build_player("alphabeta:depth=2", games.make("connect4")).name == "alphabeta:depth=2"
