@@ -79,7 +79,7 @@ class Pig(Game):
         self.num_chance_outcomes = self.die
         self.observation_shape = (3, 1, self.goal)
         self.max_game_length = 2 * self.horizon  # each decision is followed by at most one roll
-        #: static evaluation bound for search: banked-score differences stay within the goal
+        #: bound of ``heuristic_fn`` (its values are clipped to [-1, 1])
         self.heuristic_bound = 1.0
 
     def __repr__(self) -> str:
@@ -366,7 +366,8 @@ class Pig(Game):
     def banked_score_difference(self, state: tuple) -> float:
         """Banked score of the player to move minus the opponent's, in points (turn total not
         counted): the evaluation of OpenSpiel's expectiminimax test on Pig, ``score(0) - score(1)``
-        from player 0's view. Bounded by ``goal`` + the largest turn total reachable in absolute value."""
+        from player 0's view. Both banked scores of an unfinished game are below ``goal``, so
+        ``|value| < goal``: search it with ``bound=goal``."""
         player = state[TO_PLAY]
         return float(state[SCORE_0 + player] - state[SCORE_1 - player])
 
