@@ -20,9 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -56,17 +54,12 @@ def _format_elo(value: float) -> str:
 
 
 def _write_json_atomic(path: str, payload: dict) -> None:
+    """``payload`` as JSON (infinite Elo as ``Infinity``) at ``path``, atomically (networks/atomic.py)."""
+    from networks.atomic import atomic_write_text
+
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(payload, out, indent=1)
-            out.write("\n")
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    atomic_write_text(target, json.dumps(payload, indent=1) + "\n")
 
 
 def _positive_int(text: str) -> int:

@@ -64,8 +64,8 @@ class GatingWorker:
 
     Args:
         game_name: registry id.
-        network_config: ``NetworkConfig.to_dict()``.
-        puct_config: keyword arguments of ``mcts.PUCTConfig`` for both sides.
+        network_config: the frozen ``NetworkConfig`` (or its ``to_dict()``).
+        puct_config: the frozen ``mcts.PUCTConfig`` of both sides (or its keyword arguments).
         num_games, threshold, opening_random_plies: see ``arena.network_match.run_network_match``
             (``opening_plies``) and ``gate_decision``.
         seed: seeds the openings: each match draws its own opening seed from one generator, and
@@ -75,8 +75,8 @@ class GatingWorker:
     def __init__(
         self,
         game_name: str,
-        network_config: dict,
-        puct_config: dict,
+        network_config,
+        puct_config,
         num_games: int,
         threshold: float,
         opening_random_plies: int,
@@ -86,18 +86,18 @@ class GatingWorker:
         import torch
 
         import games
-        from mcts import PUCTConfig
         from networks import build_network
-        from networks.config import NetworkConfig
+        from mcts import as_puct_config
+        from networks.config import as_network_config
         from networks.evaluator import TorchEvaluator
 
         torch.set_num_threads(max(1, int(torch_threads)))
         self.game = games.make(game_name)
-        config = NetworkConfig.from_dict(dict(network_config))
+        config = as_network_config(network_config)
         shape, actions = self.game.observation_shape, self.game.num_actions
         self.candidate = TorchEvaluator(build_network(config, shape, actions), device="cpu")
         self.best = TorchEvaluator(build_network(config, shape, actions), device="cpu")
-        self.puct_config = PUCTConfig(**puct_config)
+        self.puct_config = as_puct_config(puct_config)
         self.num_games = int(num_games)
         self.threshold = float(threshold)
         self.opening_random_plies = int(opening_random_plies)

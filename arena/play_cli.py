@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 import numpy as np
 
 import games
-from arena.players import Analysis, MCTSPlayer, PolicyPlayer, parse_move_token
+from arena.model_player import load_model, make_model_player  # noqa: F401  (load_model: the old import path)
+from arena.players import Analysis, parse_move_token
 
 PLAYER_SYMBOLS = ("X", "O")
 DEFAULT_SIMULATIONS = 200
@@ -43,49 +43,6 @@ WEB_MAX_SIMULATIONS = 3200
 
 class UsageError(ValueError):
     """A bad command line; ``main`` prints it and returns 2."""
-
-
-def load_model(path: str, game_name: str | None = None):
-    """``(game, evaluate_fn)`` for a model at ``path``; ONNX Runtime for an export folder.
-
-    Raises:
-        FileNotFoundError: if ``path`` does not exist.
-        ValueError: if the model cannot be read, or ``game_name`` differs from the model's game.
-    """
-    from networks.loading import is_export
-
-    if not Path(path).exists():
-        raise FileNotFoundError(f"model not found: {path}")
-    if is_export(path):
-        from networks.onnx_evaluator import load_exported, read_sidecar
-
-        model_game = read_sidecar(path)["game"]["name"]
-        if game_name is not None and game_name != model_game:
-            raise ValueError(f"{path}: the model plays {model_game!r}, not {game_name!r}")
-        game = games.make(model_game)
-        return game, load_exported(path, expected_game=game).evaluate
-    from networks.checkpoint import load_model as load_weights
-    from networks.evaluator import TorchEvaluator
-
-    model, metadata = load_weights(path, expected_game=game_name)
-    game = games.make(metadata.game_name)
-    return game, TorchEvaluator(model, device="cpu").evaluate
-
-
-def make_model_player(evaluate_fn, num_simulations: int, seed: int, leaves_per_call: int | None = None):
-    """``MCTSPlayer`` with ``num_simulations`` (>= 1), or ``PolicyPlayer`` for 0.
-
-    ``leaves_per_call``: leaves per network call (virtual loss, ``mcts.minibatch``); default
-    ``mcts.minibatch.DEFAULT_LEAVES_PER_CALL``.
-    """
-    if num_simulations == 0:
-        return PolicyPlayer(evaluate_fn, rng=seed, name="model (policy)")
-    from mcts.minibatch import DEFAULT_LEAVES_PER_CALL
-
-    return MCTSPlayer(
-        evaluate_fn, num_simulations=num_simulations, rng=seed, name=f"model ({num_simulations} sims)",
-        leaves_per_call=DEFAULT_LEAVES_PER_CALL if leaves_per_call is None else leaves_per_call,
-    )
 
 
 def verdict(value_for_first: float) -> str:

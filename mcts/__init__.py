@@ -17,6 +17,7 @@ from mcts.gumbel import GumbelConfig, GumbelOutput, considered_visit_sequence, r
 from mcts.policy import (
     GREEDY_TEMPERATURE,
     add_dirichlet_noise,
+    argmax_random_ties,
     completed_q_policy,
     dirichlet_noise,
     improved_policy,
@@ -24,7 +25,7 @@ from mcts.policy import (
     select_actions,
     visit_policy,
 )
-from mcts.search import PUCTConfig, SearchOutput, root_child_proven_values, run_puct
+from mcts.search import PUCTConfig, SearchOutput, as_puct_config, root_child_proven_values, run_puct
 from mcts.solver import solver_visit_counts
 from mcts.tree import (
     NO_PARENT,
@@ -52,6 +53,7 @@ __all__ = [
     "GumbelConfig",
     "GumbelOutput",
     "PUCTConfig",
+    "as_puct_config",
     "SearchOutput",
     "Tree",
     "add_dirichlet_noise",
@@ -67,6 +69,7 @@ __all__ = [
     "run_gumbel",
     "run_puct",
     "run_uct",
+    "argmax_random_ties",
     "select_actions",
     "solver_visit_counts",
     "state_evaluator",

@@ -122,20 +122,30 @@ def add_dirichlet_noise(
 
 
 def select_actions(
-    visit_counts: np.ndarray, temperature: float | np.ndarray, rng: np.random.Generator
+    visit_counts: np.ndarray,
+    temperature: float | np.ndarray,
+    rng: np.random.Generator,
+    break_ties: bool = False,
 ) -> np.ndarray:
     """Choose one action per row from root visit counts at a temperature.
 
     Row ``b`` samples ``a`` with probability ``N(a)^(1/T) / sum_b N(b)^(1/T)`` (Silver et al. 2017,
     "Mastering the game of Go without human knowledge", Methods: self-play), computed in log space
     (``exp((log N - max log N) / T)``) so that large counts at small ``T`` never overflow or give
-    NaN (counts [800, 799] at temperature 0.001 stay finite: the powers are taken in log space). Rows with ``T < GREEDY_TEMPERATURE`` take the most visited action, the lowest
-    index on ties, and use no randomness. Actions with zero visits are never chosen.
+    NaN (counts [800, 799] at temperature 0.001 stay finite: the powers are taken in log space).
+    Rows with ``T < GREEDY_TEMPERATURE`` take the most visited action: with ``break_ties=False``
+    the lowest index among equally visited ones, using no randomness (the deterministic rule, for
+    the engine protocol); with ``break_ties=True`` one of them uniformly at random from ``rng``
+    (self-play and seeded arena games: an untrained network leaves many positions with tied
+    counts, and the lowest index would always play the same of them). Actions with zero visits
+    are never chosen.
 
     Args:
         visit_counts: ``[B, A]`` non-negative counts (int or float).
         temperature: a float or ``[B]`` floats, each >= 0.
-        rng: the generator for sampled rows (one uniform draw per call when any row samples).
+        rng: the generator for sampled rows (one uniform draw per call when any row samples) and,
+            with ``break_ties``, for the greedy rows (one draw per greedy row and action).
+        break_ties: break ties between the most visited actions of greedy rows at random.
 
     Returns:
         ``[B]`` int64 actions.
@@ -163,6 +173,9 @@ def select_actions(
         raise ValueError(f"expected finite temperatures >= 0, got {temps.tolist()}")
     actions = np.argmax(counts, axis=1).astype(np.int64)
     sample = temps >= GREEDY_TEMPERATURE
+    greedy = ~sample
+    if break_ties and np.any(greedy):
+        actions[greedy] = argmax_random_ties(counts[greedy], rng)
     if np.any(sample):
         c = counts[sample]
         with np.errstate(divide="ignore"):
@@ -173,6 +186,22 @@ def select_actions(
         threshold = rng.random(c.shape[0]) * cdf[:, -1]
         actions[sample] = np.argmax(cdf > threshold[:, None], axis=1)
     return actions
+
+
+def argmax_random_ties(values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Per row, the index of the largest entry, ties broken uniformly at random.
+
+    Args:
+        values: ``[B, A]`` finite numbers (visit counts, say).
+        rng: one uniform draw per entry.
+
+    Returns:
+        ``[B]`` int64 indices.
+    """
+    values = np.asarray(values)
+    is_max = values == values.max(axis=1, keepdims=True)
+    keys = np.where(is_max, rng.random(values.shape), -1.0)
+    return np.argmax(keys, axis=1).astype(np.int64)
 
 
 def visit_policy(visit_counts: np.ndarray) -> np.ndarray:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from games.base import Game, check_batch
+from games.checks import is_int
 from mcts import _kernels
 from mcts.evaluators import EvaluateFn, takes_states
 from mcts.policy import add_dirichlet_noise, check_rng, mask_priors
@@ -60,7 +61,7 @@ class PUCTConfig:
     solver: bool = False
 
     def __post_init__(self) -> None:
-        if isinstance(self.num_simulations, bool) or not isinstance(self.num_simulations, (int, np.integer)):
+        if not is_int(self.num_simulations):
             raise ValueError(f"expected an int num_simulations, got {self.num_simulations!r}")  # noqa: TRY004 (project rule: ValueError)
         if self.num_simulations < 1:
             raise ValueError(f"expected num_simulations >= 1, got {self.num_simulations}")
@@ -78,6 +79,20 @@ class PUCTConfig:
             raise ValueError(f"expected dirichlet_epsilon in [0, 1], got {self.dirichlet_epsilon}")
         if not isinstance(self.solver, (bool, np.bool_)):
             raise ValueError(f"expected a bool solver, got {self.solver!r}")  # noqa: TRY004 (project rule: ValueError)
+
+
+def as_puct_config(value) -> PUCTConfig:
+    """``value`` itself when it is a ``PUCTConfig``, else the config of a mapping of its fields.
+
+    Raises:
+        ValueError: as ``PUCTConfig``, for a value out of range or an unknown field name.
+    """
+    if isinstance(value, PUCTConfig):
+        return value
+    try:
+        return PUCTConfig(**value)
+    except TypeError as error:  # an unknown keyword
+        raise ValueError(f"PUCTConfig: {error}") from None
 
 
 @dataclass

@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from games.base import Game, check_batch
+from games.checks import is_int
 from mcts import _kernels
 from mcts.evaluators import EvaluateFn, random_rollout_evaluator
 from mcts.search import SearchOutput, _search
@@ -69,7 +70,7 @@ def run_uct(
 
 
 def _check_options(num_simulations, c) -> None:
-    if isinstance(num_simulations, bool) or not isinstance(num_simulations, (int, np.integer)) or num_simulations < 1:
+    if not is_int(num_simulations) or num_simulations < 1:
         raise ValueError(f"expected an int num_simulations >= 1, got {num_simulations!r}")
     if not (math.isfinite(c) and c >= 0):
         raise ValueError(f"expected c finite and >= 0, got {c}")

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from games.checks import is_int
 from networks.atomic import atomic_torch_save
 from networks.config import NetworkConfig
 from networks.model_utils import unwrap_model
@@ -117,7 +118,7 @@ def model_payload(
         raise ValueError(f"config: expected a NetworkConfig, got {type(config).__name__}")
     if not isinstance(game_name, str) or not game_name:
         raise ValueError(f"game_name: expected a non-empty str, got {game_name!r}")
-    if isinstance(game_version, bool) or not isinstance(game_version, int):
+    if not is_int(game_version):
         raise ValueError(f"game_version: expected an int, got {game_version!r}")
     model = unwrap_model(model)
     observation_shape, num_actions = _model_sizes(model)

@@ -15,6 +15,8 @@ import functools
 import re
 from dataclasses import asdict, dataclass, field, fields, replace
 
+from games.checks import check_int
+
 #: Accepted values of :attr:`NetworkConfig.kind`.
 KINDS = ("resnet", "mlp")
 
@@ -24,11 +26,7 @@ _MLP_LIST_NAME = re.compile(r"^mlp(\d+(?:-\d+)*)$")
 
 
 def _check_int(name: str, value, minimum: int) -> None:
-    # bool is an int subclass; True as a channel count is a config typo, not a size.
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"NetworkConfig.{name}: expected an int >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"NetworkConfig.{name}: expected an int >= {minimum}, got {value}")
+    check_int(f"NetworkConfig.{name}", value, minimum)
 
 
 @dataclass(frozen=True)
@@ -158,6 +156,15 @@ def _default_config(game_name: str, gpu: bool) -> NetworkConfig:
     import games
 
     return NetworkConfig(**games.make(game_name).default_network(gpu=gpu))
+
+
+def as_network_config(value) -> NetworkConfig:
+    """``value`` itself when it is a ``NetworkConfig``, else the config of a ``to_dict()`` mapping.
+
+    Raises:
+        ValueError: as :meth:`NetworkConfig.from_dict`.
+    """
+    return value if isinstance(value, NetworkConfig) else NetworkConfig.from_dict(dict(value))
 
 
 #: Tic-tac-toe default: a two-layer MLP; the whole game fits in it easily.

@@ -24,7 +24,7 @@ from networks.model_utils import fuse_conv_batch_norm, unwrap_model
 from networks.policy_numpy import masked_softmax_with_count_numpy
 from networks.shapes import check_evaluate_inputs
 
-__all__ = ["Evaluator", "TorchEvaluator", "UniformEvaluator", "device_from_config"]
+__all__ = ["Evaluator", "TorchEvaluator", "UniformEvaluator", "device_from_config", "resolve_device"]
 
 DEVICE_CHOICES = ("auto", "cpu", "cuda")
 
@@ -60,7 +60,13 @@ def device_from_config(name: str = "auto") -> torch.device:
     raise ValueError(f"device: expected one of {list(DEVICE_CHOICES)} or 'cuda:N', got {name!r}")
 
 
-def _resolve_device(device) -> torch.device:
+def resolve_device(device) -> torch.device:
+    """The one device resolver of the project: ``None``, a setting as :func:`device_from_config`
+    takes, or a ``torch.device`` (a CUDA one is checked to exist).
+
+    Raises:
+        ValueError: as :func:`device_from_config`.
+    """
     if device is None:
         return device_from_config("auto")
     if isinstance(device, torch.device):
@@ -113,7 +119,7 @@ class TorchEvaluator:
                 raise ValueError(
                     f"model: expected an attribute {attribute!r} (build it with networks.build_network)"
                 )
-        self.device = _resolve_device(device)
+        self.device = resolve_device(device)
         on_cuda = self.device.type == "cuda"
         bf16_available = on_cuda and torch.cuda.is_bf16_supported()
         if use_bf16 is None:

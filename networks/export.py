@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from games.checks import is_int
 from networks.atomic import atomic_write_bytes, atomic_write_json
 from networks.checkpoint import ModelMetadata, check_plain
 from networks.config import NetworkConfig
@@ -65,7 +66,7 @@ def onnx_bytes(model: torch.nn.Module, opset: int = OPSET) -> bytes:
     Raises:
         ValueError: if ``opset`` < 17 or the model lacks ``observation_shape``.
     """
-    if isinstance(opset, bool) or not isinstance(opset, int) or opset < 17:
+    if not is_int(opset) or opset < 17:
         raise ValueError(f"opset: expected an int >= 17, got {opset!r}")
     model = unwrap_model(model)
     if not hasattr(model, "observation_shape"):
@@ -160,7 +161,7 @@ def export_model(
         raise ValueError(f"config: expected a NetworkConfig, got {type(config).__name__}")
     if not isinstance(game_name, str) or not game_name:
         raise ValueError(f"game_name: expected a non-empty str, got {game_name!r}")
-    if isinstance(game_version, bool) or not isinstance(game_version, int):
+    if not is_int(game_version):
         raise ValueError(f"game_version: expected an int, got {game_version!r}")
     model = unwrap_model(model)
     for attribute in ("observation_shape", "num_actions"):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from games.checks import is_int
+
 
 def check_sizes(observation_shape, num_actions) -> tuple[tuple[int, int, int], int]:
     """Validate a game's ``(C, H, W)`` and ``A``; returns them as ``(tuple of 3 ints, int)``.
@@ -23,7 +25,7 @@ def check_sizes(observation_shape, num_actions) -> tuple[tuple[int, int, int], i
         raise ValueError(f"observation_shape: expected (C, H, W) of positive ints, got {observation_shape!r}")
     if len(shape) != 3 or min(shape) < 1 or shape != tuple(observation_shape):
         raise ValueError(f"observation_shape: expected (C, H, W) of positive ints, got {observation_shape!r}")
-    if isinstance(num_actions, bool) or not isinstance(num_actions, (int, np.integer)) or num_actions < 1:
+    if not is_int(num_actions) or num_actions < 1:
         raise ValueError(f"num_actions: expected a positive int, got {num_actions!r}")
     return shape, int(num_actions)
 

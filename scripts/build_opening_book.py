@@ -20,7 +20,6 @@ The output (format in ``games/connect4/book/__init__.py``) is written atomically
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -32,6 +31,7 @@ import numpy as np
 
 from games.connect4.book import BOOK_PATH
 from games.connect4.layout import mirror_bits, move_bit, top_mask
+from networks.atomic import atomic_write
 from games.connect4.solver import (
     MIN_SCORE,
     NUM_CELLS,
@@ -172,9 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     keys = np.array(sorted(k for level in levels for k in level), dtype=np.int64)
     values = np.array([scores[int(k)] - MIN_SCORE + 1 for k in keys], dtype=np.int8)
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    tmp = args.output.with_name(args.output.name + ".tmp.npz")
-    np.savez_compressed(tmp, keys=keys, values=values, depth=np.int64(args.depth))
-    os.replace(tmp, args.output)
+    atomic_write(
+        args.output, lambda handle: np.savez_compressed(handle, keys=keys, values=values, depth=np.int64(args.depth))
+    )
     print(
         f"wrote {len(keys)} positions (plies {root.num_moves}..{args.depth}) to {args.output}, "
         f"{args.output.stat().st_size} bytes; root {args.root!r} scores {scores[canonical_key(root.position, root.mask)]}",

@@ -21,7 +21,6 @@ import json
 import os
 import platform
 import sys
-import tempfile
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -134,11 +133,10 @@ def markdown(report: dict) -> str:
 
 
 def write_atomically(path: Path, text: str) -> None:
+    from networks.atomic import atomic_write_text
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
+    atomic_write_text(path, text)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -33,7 +33,6 @@ score of every column. Output: ``<output-dir>/<set>.txt`` in the format of
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -162,14 +161,12 @@ def play_game(source: str, solver: Solver, rng: np.random.Generator, perfect_fro
 
 
 def write_set(path: Path, rows: list[tuple[str, list[int | None]]], header: list[str]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        f.writelines(f"# {line}\n" for line in header)
-        f.writelines(
-            moves + " " + " ".join("-" if s is None else str(s) for s in scores) + "\n"
-            for moves, scores in rows
-        )
-    os.replace(tmp, path)
+    from networks.atomic import atomic_write_text
+
+    text = "".join(f"# {line}\n" for line in header) + "".join(
+        moves + " " + " ".join("-" if s is None else str(s) for s in scores) + "\n" for moves, scores in rows
+    )
+    atomic_write_text(path, text)
 
 
 def main(argv: list[str] | None = None) -> int:

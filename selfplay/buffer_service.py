@@ -26,6 +26,8 @@ class ReplayBufferService:
         seed: seeds the sampling generator.
         window_growth_start: None for a fixed window of ``capacity_positions``; else KataGo's
             growing window (``selfplay.replay_buffer.WindowGrowth``) starting at this many positions.
+        validation_every: ``k`` > 0 holds out every game whose id is a multiple of ``k`` for
+            validation (never trained on); 0 holds out none.
     """
 
     def __init__(
@@ -35,6 +37,7 @@ class ReplayBufferService:
         min_positions_to_sample: int,
         seed: int,
         window_growth_start: int | None = None,
+        validation_every: int = 0,
     ) -> None:
         growth = None if window_growth_start is None else WindowGrowth(c=int(window_growth_start))
         self.buffer = ReplayBuffer(
@@ -43,6 +46,7 @@ class ReplayBufferService:
             seed=seed,
             window_growth=growth,
             min_positions_to_sample=max(1, min_positions_to_sample),
+            validation_every=validation_every,
         )
         self.rejected_games = 0
         self.last_rejection = ""
@@ -62,9 +66,15 @@ class ReplayBufferService:
 
     def sample_batches(self, num_batches: int, batch_size: int) -> list[Batch]:
         """``num_batches`` uniform batches with symmetry augmentation (empty list if too small)."""
-        if self.buffer.size < max(batch_size, self.buffer.min_positions_to_sample):
+        if not self.buffer.can_sample(0, batch_size):
             return []
         return [self.buffer.sample(batch_size) for _ in range(num_batches)]
+
+    def validation_batch(self, batch_size: int) -> Batch | None:
+        """``batch_size`` held-out positions (no symmetry), or None while none is held out."""
+        if self.buffer.validation_size == 0:
+            return None
+        return self.buffer.sample_validation(batch_size)
 
     def fetch(self, num_batches: int, batch_size: int) -> tuple[list[Batch], dict]:
         """``sample_batches`` and ``stats`` in one call (one round trip per trainer loop)."""

@@ -1,10 +1,15 @@
-"""Typed records handed from self-play to the replay buffer."""
+"""Typed records handed from self-play to the replay buffer, and their validation."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+
+from games.base import Game
+
+#: Tolerance on ``|sum(policy) - 1|`` accepted by :func:`validate_record`.
+POLICY_SUM_TOLERANCE = 1e-3
 
 
 @dataclass(frozen=True)
@@ -47,3 +52,93 @@ class GameRecord:
     @property
     def num_positions(self) -> int:
         return int(self.values.shape[0])
+
+
+def validate_record(record: GameRecord, game: Game) -> None:
+    """Check a :class:`GameRecord` against ``game`` (see ``selfplay.replay_buffer.ReplayBuffer.add_game``).
+
+    Raises:
+        ValueError: naming the game id and the field, with expected and actual.
+    """
+    if not isinstance(record, GameRecord):
+        raise ValueError(f"expected a selfplay.records.GameRecord, got {type(record).__name__}")
+    gid = record.game_id
+
+    def fail(field: str, message: str) -> None:
+        raise ValueError(f"game {gid}: field '{field}' {message}")
+
+    if record.game_name != game.name:
+        fail("game_name", f"expected {game.name!r}, got {record.game_name!r}")
+    num_actions = game.num_actions
+    arrays = {}
+    for name in ("observations", "legal_masks", "policies", "values", "to_play", "actions"):
+        value = getattr(record, name)
+        if not isinstance(value, np.ndarray):
+            fail(name, f"expected a numpy array, got {type(value).__name__}")
+        arrays[name] = value
+    values = arrays["values"]
+    if values.ndim != 1 or values.shape[0] < 1:
+        fail("values", f"expected shape [T] with T >= 1, got {list(values.shape)}")
+    length = values.shape[0]
+    expected_shapes = {
+        "observations": (length, *game.observation_shape),
+        "legal_masks": (length, num_actions),
+        "policies": (length, num_actions),
+        "to_play": (length,),
+        "actions": (length,),
+    }
+    for name, shape in expected_shapes.items():
+        if arrays[name].shape != shape:
+            fail(name, f"expected shape {list(shape)}, got {list(arrays[name].shape)}")
+    for name in ("observations", "policies", "values"):
+        if not np.issubdtype(arrays[name].dtype, np.floating):
+            fail(name, f"expected a float dtype, got {arrays[name].dtype}")
+        bad = ~np.isfinite(arrays[name])
+        if bad.any():
+            fail(name, f"has a non-finite entry at index {tuple(int(i) for i in np.argwhere(bad)[0])}")
+    for name in ("to_play", "actions"):
+        if not np.issubdtype(arrays[name].dtype, np.integer):
+            fail(name, f"expected an integer dtype, got {arrays[name].dtype}")
+    legal = arrays["legal_masks"]
+    if legal.dtype != np.bool_:
+        fail("legal_masks", f"expected dtype bool (True = legal), got {legal.dtype}")
+    no_legal = ~legal.any(axis=1)
+    if no_legal.any():
+        fail("legal_masks", f"row {int(np.argmax(no_legal))} has no legal action")
+    policies = arrays["policies"].astype(np.float64)
+    negative = policies < 0
+    if negative.any():
+        t, a = (int(i) for i in np.argwhere(negative)[0])
+        fail("policies", f"row {t} has a negative entry {policies[t, a]} at action {a}")
+    illegal_mass = np.where(legal, 0.0, policies)
+    if (illegal_mass > 0).any():
+        t, a = (int(i) for i in np.argwhere(illegal_mass > 0)[0])
+        fail("policies", f"row {t} puts mass {policies[t, a]:.6g} on illegal action {a}, expected 0")
+    sums = policies.sum(axis=1)
+    off = np.abs(sums - 1.0) > POLICY_SUM_TOLERANCE
+    if off.any():
+        t = int(np.argmax(off))
+        fail("policies", f"row {t} sums to {sums[t]:.6g}, expected 1 +- {POLICY_SUM_TOLERANCE}")
+    if record.policy_weights is not None:
+        weights = record.policy_weights
+        if not isinstance(weights, np.ndarray) or weights.shape != (length,):
+            fail("policy_weights", f"expected a numpy array of shape [{length}], got {getattr(weights, 'shape', weights)!r}")
+        if not np.issubdtype(weights.dtype, np.floating) or not np.all((weights >= 0) & (weights <= 1)):
+            fail("policy_weights", "expected floats in [0, 1]")
+    out_of_range = np.abs(values) > 1.0
+    if out_of_range.any():
+        t = int(np.argmax(out_of_range))
+        fail("values", f"entry {t} is {values[t]:.6g}, expected a value in [-1, 1]")
+    to_play = arrays["to_play"]
+    if not np.isin(to_play, (0, 1)).all():
+        t = int(np.argmax(~np.isin(to_play, (0, 1))))
+        fail("to_play", f"entry {t} is {int(to_play[t])}, expected 0 or 1")
+    actions = arrays["actions"]
+    bad_action = (actions < 0) | (actions >= num_actions)
+    if bad_action.any():
+        t = int(np.argmax(bad_action))
+        fail("actions", f"entry {t} is {int(actions[t])}, expected an action in [0, {num_actions})")
+    played_legal = legal[np.arange(length), actions]
+    if not played_legal.all():
+        t = int(np.argmax(~played_legal))
+        fail("actions", f"entry {t} plays action {int(actions[t])}, which its legal mask marks illegal")

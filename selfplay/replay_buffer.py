@@ -24,14 +24,14 @@ Validation split (by game id: train and validation games are disjoint). With ``v
 goes to a separate held-out ring (capacity ``validation_capacity_positions``) and is never
 sampled for training; :meth:`ReplayBuffer.sample_validation` draws from it.
 
-Replay ratio. :meth:`ReplayBuffer.can_sample` says whether the trainer may take another batch:
-the window must hold at least ``min_positions_to_sample`` positions (no starving start), and,
-with a limit ``r``, the samples trained so far plus this batch may not exceed ``r`` times the
-positions added to the training split (no overfitting to old data while self-play lags).
+Replay ratio. :meth:`ReplayBuffer.can_sample` says whether the trainer may take another batch, by
+the rule of ``selfplay/replay_ratio.py``: the window must hold at least ``min_positions_to_sample``
+positions (no starving start), and, with a limit ``r``, the samples trained so far plus this batch
+may not exceed ``r`` times the positions added to the training split.
 
 Persistence. :meth:`state_dict` holds numpy arrays and plain Python values only;
 :meth:`save` writes them atomically as an ``.npz`` file (loaded with ``allow_pickle=False``), with
-the scalar fields and the random generator's state as one JSON string.
+the scalar fields and the random generator's state as one JSON string (``selfplay/buffer_file.py``).
 """
 
 from __future__ import annotations
@@ -44,14 +44,16 @@ from pathlib import Path
 import numpy as np
 
 from games.base import Game
-from selfplay.records import GameRecord
-
-#: Tolerance on ``|sum(policy) - 1|`` accepted by :meth:`ReplayBuffer.add_game`.
-POLICY_SUM_TOLERANCE = 1e-3
-
-#: ``format`` field of a saved buffer; bumped when the layout changes.
-BUFFER_FORMAT = "tabula-rasa-replay-buffer"
-BUFFER_FORMAT_VERSION = 1
+from games.checks import check_int
+from selfplay.buffer_file import (  # noqa: F401  (read_buffer_file, write_buffer_file: importable from here too)
+    BUFFER_FORMAT,
+    BUFFER_FORMAT_VERSION,
+    json_default,
+    read_buffer_file,
+    write_buffer_file,
+)
+from selfplay.records import POLICY_SUM_TOLERANCE, GameRecord, validate_record  # noqa: F401
+from selfplay.replay_ratio import batches_allowed, enough_positions
 
 TRAIN = "train"
 VALIDATION = "validation"
@@ -342,13 +344,11 @@ class ReplayBuffer:
         """
         _check_int("samples_trained", samples_trained, 0)
         _check_int("batch_size", batch_size, 1)
-        if self.size < max(self.min_positions_to_sample, batch_size):
-            return False
-        if max_replay_ratio is None:
-            return True
-        if not float(max_replay_ratio) > 0.0:
+        if max_replay_ratio is not None and not float(max_replay_ratio) > 0.0:
             raise ValueError(f"max_replay_ratio: expected a value > 0 or None, got {max_replay_ratio!r}")
-        return samples_trained + batch_size <= float(max_replay_ratio) * self.train_positions_added
+        if not enough_positions(self.size, batch_size, self.min_positions_to_sample):
+            return False
+        return batches_allowed(samples_trained, self.train_positions_added, batch_size, max_replay_ratio) >= 1
 
     def sample(self, batch_size: int, rng: np.random.Generator | None = None) -> Batch:
         """Draw ``batch_size`` positions uniformly (with replacement) from the training window.
@@ -558,160 +558,10 @@ class ReplayBuffer:
         )
 
 
-def write_buffer_file(path: str | os.PathLike, state: dict) -> Path:
-    """Write a :meth:`ReplayBuffer.state_dict` atomically as ``.npz`` (arrays as entries, the rest as
-    one JSON string ``meta_json``); e.g. a state fetched from the buffer's Ray actor.
-
-    Returns:
-        The path written.
-
-    Raises:
-        ValueError: if ``state`` is not a buffer state (no ``format`` entry) or holds a value that is
-            neither a numpy array nor JSON-serialisable.
-        FileNotFoundError: if the folder does not exist (the old file, if any, is untouched).
-    """
-    from networks.atomic import atomic_write
-
-    if not isinstance(state, dict) or state.get("format") != BUFFER_FORMAT:
-        raise ValueError(f"state: expected a replay buffer state dict with format {BUFFER_FORMAT!r}")
-    arrays = {key: value for key, value in state.items() if isinstance(value, np.ndarray)}
-    meta = {key: value for key, value in state.items() if not isinstance(value, np.ndarray)}
-    try:
-        arrays["meta_json"] = np.array(json.dumps(meta, sort_keys=True, default=_json_default))
-    except TypeError as error:
-        raise ValueError(f"state: a non-array entry is not JSON-serialisable: {error}") from error
-    return atomic_write(path, lambda handle: np.savez(handle, **arrays))
-
-
-def read_buffer_file(path: str | os.PathLike) -> dict:
-    """Read a file written by :meth:`ReplayBuffer.save` into a state dict (``allow_pickle=False``).
-
-    Raises:
-        FileNotFoundError: if ``path`` does not exist.
-        ValueError: if the file is truncated, not an ``.npz`` file, or lacks its metadata.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"replay buffer file not found: {path}")
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            state = {key: data[key] for key in data.files}
-    except Exception as error:  # zipfile.BadZipFile, OSError, EOFError, pickle refusal, ...
-        raise ValueError(
-            f"{path}: not a readable replay buffer file ({type(error).__name__}: {error})"
-        ) from error
-    if "meta_json" not in state:
-        raise ValueError(f"{path}: not a replay buffer file (no 'meta_json' entry)")
-    meta = json.loads(str(state.pop("meta_json")))
-    state.update(meta)
-    return state
-
-
-def validate_record(record: GameRecord, game: Game) -> None:
-    """Check a :class:`GameRecord` against ``game`` (see :meth:`ReplayBuffer.add_game`).
-
-    Raises:
-        ValueError: naming the game id and the field, with expected and actual.
-    """
-    if not isinstance(record, GameRecord):
-        raise ValueError(f"expected a selfplay.records.GameRecord, got {type(record).__name__}")
-    gid = record.game_id
-
-    def fail(field: str, message: str) -> None:
-        raise ValueError(f"game {gid}: field '{field}' {message}")
-
-    if record.game_name != game.name:
-        fail("game_name", f"expected {game.name!r}, got {record.game_name!r}")
-    num_actions = game.num_actions
-    arrays = {}
-    for name in ("observations", "legal_masks", "policies", "values", "to_play", "actions"):
-        value = getattr(record, name)
-        if not isinstance(value, np.ndarray):
-            fail(name, f"expected a numpy array, got {type(value).__name__}")
-        arrays[name] = value
-    values = arrays["values"]
-    if values.ndim != 1 or values.shape[0] < 1:
-        fail("values", f"expected shape [T] with T >= 1, got {list(values.shape)}")
-    length = values.shape[0]
-    expected_shapes = {
-        "observations": (length, *game.observation_shape),
-        "legal_masks": (length, num_actions),
-        "policies": (length, num_actions),
-        "to_play": (length,),
-        "actions": (length,),
-    }
-    for name, shape in expected_shapes.items():
-        if arrays[name].shape != shape:
-            fail(name, f"expected shape {list(shape)}, got {list(arrays[name].shape)}")
-    for name in ("observations", "policies", "values"):
-        if not np.issubdtype(arrays[name].dtype, np.floating):
-            fail(name, f"expected a float dtype, got {arrays[name].dtype}")
-        bad = ~np.isfinite(arrays[name])
-        if bad.any():
-            fail(name, f"has a non-finite entry at index {tuple(int(i) for i in np.argwhere(bad)[0])}")
-    for name in ("to_play", "actions"):
-        if not np.issubdtype(arrays[name].dtype, np.integer):
-            fail(name, f"expected an integer dtype, got {arrays[name].dtype}")
-    legal = arrays["legal_masks"]
-    if legal.dtype != np.bool_:
-        fail("legal_masks", f"expected dtype bool (True = legal), got {legal.dtype}")
-    no_legal = ~legal.any(axis=1)
-    if no_legal.any():
-        fail("legal_masks", f"row {int(np.argmax(no_legal))} has no legal action")
-    policies = arrays["policies"].astype(np.float64)
-    negative = policies < 0
-    if negative.any():
-        t, a = (int(i) for i in np.argwhere(negative)[0])
-        fail("policies", f"row {t} has a negative entry {policies[t, a]} at action {a}")
-    illegal_mass = np.where(legal, 0.0, policies)
-    if (illegal_mass > 0).any():
-        t, a = (int(i) for i in np.argwhere(illegal_mass > 0)[0])
-        fail("policies", f"row {t} puts mass {policies[t, a]:.6g} on illegal action {a}, expected 0")
-    sums = policies.sum(axis=1)
-    off = np.abs(sums - 1.0) > POLICY_SUM_TOLERANCE
-    if off.any():
-        t = int(np.argmax(off))
-        fail("policies", f"row {t} sums to {sums[t]:.6g}, expected 1 +- {POLICY_SUM_TOLERANCE}")
-    if record.policy_weights is not None:
-        weights = record.policy_weights
-        if not isinstance(weights, np.ndarray) or weights.shape != (length,):
-            fail("policy_weights", f"expected a numpy array of shape [{length}], got {getattr(weights, 'shape', weights)!r}")
-        if not np.issubdtype(weights.dtype, np.floating) or not np.all((weights >= 0) & (weights <= 1)):
-            fail("policy_weights", "expected floats in [0, 1]")
-    out_of_range = np.abs(values) > 1.0
-    if out_of_range.any():
-        t = int(np.argmax(out_of_range))
-        fail("values", f"entry {t} is {values[t]:.6g}, expected a value in [-1, 1]")
-    to_play = arrays["to_play"]
-    if not np.isin(to_play, (0, 1)).all():
-        t = int(np.argmax(~np.isin(to_play, (0, 1))))
-        fail("to_play", f"entry {t} is {int(to_play[t])}, expected 0 or 1")
-    actions = arrays["actions"]
-    bad_action = (actions < 0) | (actions >= num_actions)
-    if bad_action.any():
-        t = int(np.argmax(bad_action))
-        fail("actions", f"entry {t} is {int(actions[t])}, expected an action in [0, {num_actions})")
-    played_legal = legal[np.arange(length), actions]
-    if not played_legal.all():
-        t = int(np.argmax(~played_legal))
-        fail("actions", f"entry {t} plays action {int(actions[t])}, which its legal mask marks illegal")
-
-
 def _check_int(name: str, value, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name}: expected an int >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name}: expected an int >= {minimum}, got {value}")
+    check_int(name, value, minimum)
 
 
 def _plain_rng_state(rng: np.random.Generator) -> dict:
     """``rng.bit_generator.state`` as JSON-able plain values (ints stay Python ints)."""
-    return json.loads(json.dumps(rng.bit_generator.state, default=_json_default))
-
-
-def _json_default(value):
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    raise TypeError(f"cannot store {type(value).__name__} in a generator state")
+    return json.loads(json.dumps(rng.bit_generator.state, default=json_default))

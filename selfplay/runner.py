@@ -8,7 +8,8 @@ arrays, so recording costs one vectorised write per ply. Finished games are hand
 
 The search is PUCT (``mcts.PUCTConfig``: Dirichlet root noise, moves sampled by visit count at a
 temperature for the first ``temperature_plies`` plies, then greedy; Silver et al. 2017, Methods,
-"Self-play"; with ``solver`` on, proven results override the counts, ``mcts.solver_visit_counts``)
+"Self-play"; greedy ties between equally visited moves go to the seeded generator,
+``mcts.select_actions``; with ``solver`` on, proven results override the counts, ``mcts.solver_visit_counts``)
 or Gumbel (``mcts.GumbelConfig``: the Sequential Halving winner is played and the completed-Q
 improved policy is the policy target; Danihelka et al. 2022).
 
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from games.base import NO_WINNER, Game
-from mcts import GumbelConfig, PUCTConfig, run_gumbel, run_puct, select_actions, solver_visit_counts
+from mcts import GumbelConfig, PUCTConfig, reroot, run_gumbel, run_puct, select_actions, solver_visit_counts
 from selfplay.records import GameRecord
 
 #: accepted ``value_target`` settings
@@ -124,11 +125,15 @@ class SelfPlayRunner:
         cheap_simulations: N_cheap, simulations of a cheap search, in ``[1, num_simulations]``
             (read only when p < 1).
         value_target: ``"z"``, ``"q"`` or ``"mix"`` (module docstring).
+        reuse_tree: subtree reuse (PUCT only): the next search of a game starts from the subtree
+            below the move played (``mcts.tree.reroot``), with its visit counts and values, and
+            fresh root noise; finished games and :meth:`reset_trees` (new weights) start empty.
 
     Raises:
         ValueError: for ``num_games`` < 1, a negative temperature or ``temperature_plies``, a
             ``full_search_probability`` outside ``(0, 1]``, ``cheap_simulations`` outside
-            ``[1, num_simulations]`` with p < 1, or an unknown ``value_target``.
+            ``[1, num_simulations]`` with p < 1, an unknown ``value_target``, or ``reuse_tree``
+            with a Gumbel search.
     """
 
     def __init__(
@@ -146,6 +151,7 @@ class SelfPlayRunner:
         full_search_probability: float = 1.0,
         cheap_simulations: int = 1,
         value_target: str = "z",
+        reuse_tree: bool = False,
     ) -> None:
         if not isinstance(search_config, (PUCTConfig, GumbelConfig)):
             raise ValueError(f"expected a PUCTConfig or GumbelConfig, got {type(search_config).__name__}")  # noqa: TRY004 (project rule: ValueError)
@@ -155,6 +161,8 @@ class SelfPlayRunner:
             raise ValueError(
                 f"expected cheap_simulations in [1, {search_config.num_simulations}], got {cheap_simulations}"
             )
+        if reuse_tree and isinstance(search_config, GumbelConfig):
+            raise ValueError("reuse_tree: expected a PUCTConfig search, got a GumbelConfig")
         if value_target not in VALUE_TARGETS:
             raise ValueError(f"expected value_target in {list(VALUE_TARGETS)}, got {value_target!r}")
         if num_games < 1:
@@ -187,6 +195,8 @@ class SelfPlayRunner:
         self._to_play = np.zeros((num_games, length), dtype=np.int8)
         self._actions = np.zeros((num_games, length), dtype=np.int64)
         self.random_opening_plies = int(random_opening_plies)
+        self.reuse_tree = bool(reuse_tree)
+        self._tree = None  # the rerooted trees of the K games, with reuse_tree
         self._start_ply = np.zeros(num_games, dtype=np.int64)
         self.states = game.initial_states(num_games)
         for slot in range(num_games):
@@ -223,6 +233,8 @@ class SelfPlayRunner:
             self._to_play[rows, plies] = game.to_play(states)
             self._actions[rows, plies] = actions
             self.states = game.step(states, actions)
+            if self.reuse_tree:
+                self._tree = reroot(output.tree, actions)
             stats.moves += self.num_games
             stats.full_searches += self.num_games if full else 0
             stats.leaf_evaluations += int(output.num_evaluations.sum())
@@ -234,6 +246,8 @@ class SelfPlayRunner:
                 for slot, winner in zip(done, winners):
                     finished.append(self._finish(int(slot), int(winner), stats))
                 self.states[done] = game.initial_states(len(done))
+                if self._tree is not None:
+                    self._tree.num_nodes[done] = 0  # a new game: its first search starts empty
                 for slot in done:
                     self._open(int(slot))
         stats.seconds = time.perf_counter() - start
@@ -244,11 +258,15 @@ class SelfPlayRunner:
         if isinstance(config, GumbelConfig):
             result = run_gumbel(self.game, states, self.evaluate_fn, config, self.rng, add_gumbel_noise=full)
             return result.search, result.policy_targets, result.actions
-        output = run_puct(self.game, states, self.evaluate_fn, config, self.rng, add_root_noise=full)
+        output = run_puct(self.game, states, self.evaluate_fn, config, self.rng, add_root_noise=full, tree=self._tree)
         counts = solver_visit_counts(output) if config.solver else output.visit_counts
         policy = (counts / counts.sum(axis=1, keepdims=True)).astype(np.float32)
         temperatures = np.where(plies < self.temperature_plies, self.temperature, 0.0)
-        return output, policy, select_actions(counts, temperatures, self.rng)
+        return output, policy, select_actions(counts, temperatures, self.rng, break_ties=True)
+
+    def reset_trees(self) -> None:
+        """Drop the reused trees (their evaluations came from weights no longer used)."""
+        self._tree = None
 
     def _open(self, slot: int) -> None:
         """Play 0..``random_opening_plies`` uniformly random plies (not recorded as training

@@ -14,9 +14,9 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 import games
-from mcts import GumbelConfig, PUCTConfig
+from mcts import GumbelConfig, PUCTConfig, as_puct_config
 from networks import build_network
-from networks.config import NetworkConfig
+from networks.config import NetworkConfig, as_network_config
 from selfplay.eval_cache import EvaluationCache
 from selfplay.records import GameRecord
 from selfplay.runner import SelfPlayRunner, SelfPlayStats
@@ -34,8 +34,8 @@ class SelfPlayWorker:
 
     Args:
         game_name: registry id.
-        network_config: ``NetworkConfig.to_dict()`` (plain values only: it crosses into Ray).
-        puct_config: keyword arguments of ``mcts.PUCTConfig``.
+        network_config: the frozen ``NetworkConfig`` (a ``NetworkConfig.to_dict()`` dict is read too).
+        puct_config: the frozen ``mcts.PUCTConfig`` (a dict of its keyword arguments is read too).
         num_games: K.
         moves_per_call: plies per ``play`` call.
         temperature, temperature_plies: move sampling (see ``SelfPlayRunner``).
@@ -43,8 +43,8 @@ class SelfPlayWorker:
         incarnation: a number unique to this worker within the run (game-id block).
         device: ``"auto"``, ``"cpu"`` or ``"cuda"`` for the network.
         torch_threads: intra-op threads of torch in this process.
-        random_opening_plies: see ``SelfPlayRunner``.
-        gumbel_config: keyword arguments of ``mcts.GumbelConfig``; when given the search is
+        random_opening_plies, reuse_tree: see ``SelfPlayRunner``.
+        gumbel_config: the frozen ``mcts.GumbelConfig`` (or its keyword arguments); when given the search is
             Gumbel (and ``puct_config`` is unused), else PUCT.
         full_search_probability, cheap_simulations, value_target: see ``SelfPlayRunner``.
         eval_cache_size: slots of the evaluation cache (``selfplay.eval_cache``); 0 = no cache.
@@ -59,8 +59,8 @@ class SelfPlayWorker:
     def __init__(
         self,
         game_name: str,
-        network_config: dict,
-        puct_config: dict,
+        network_config: NetworkConfig | Mapping,
+        puct_config: PUCTConfig | Mapping,
         num_games: int,
         moves_per_call: int,
         temperature: float,
@@ -71,12 +71,13 @@ class SelfPlayWorker:
         torch_threads: int = 1,
         random_opening_plies: int = 0,
         sink: Callable[[list[GameRecord]], None] | None = None,
-        gumbel_config: dict | None = None,
+        gumbel_config: GumbelConfig | Mapping | None = None,
         full_search_probability: float = 1.0,
         cheap_simulations: int = 1,
         value_target: str = "z",
         eval_cache_size: int = 0,
         inference: str = "torch",
+        reuse_tree: bool = False,
     ) -> None:
         import torch
 
@@ -88,14 +89,16 @@ class SelfPlayWorker:
         self.torch_threads = max(1, int(torch_threads))
         self.inference = inference
         self.game = games.make(game_name)
-        model = build_network(
-            NetworkConfig.from_dict(dict(network_config)), self.game.observation_shape, self.game.num_actions
-        )
+        network = as_network_config(network_config)
+        model = build_network(network, self.game.observation_shape, self.game.num_actions)
         self.evaluator = TorchEvaluator(model, device=device)
-        self.network_config = dict(network_config)
+        self.network_config = network.to_dict()
         self.onnx = self._onnx_evaluator() if inference == "onnx" else None
         self.cache = EvaluationCache(self.game, self.evaluate, eval_cache_size) if eval_cache_size else None
-        search_config = GumbelConfig(**gumbel_config) if gumbel_config is not None else PUCTConfig(**puct_config)
+        if gumbel_config is None:
+            search_config = as_puct_config(puct_config)
+        else:
+            search_config = gumbel_config if isinstance(gumbel_config, GumbelConfig) else GumbelConfig(**gumbel_config)
         self.moves_per_call = int(moves_per_call)
         self.sink = sink
         self.version = -1
@@ -112,6 +115,7 @@ class SelfPlayWorker:
             full_search_probability=full_search_probability,
             cheap_simulations=cheap_simulations,
             value_target=value_target,
+            reuse_tree=reuse_tree,
         )
 
     def play(self, version: int, weights: Mapping | None = None):
@@ -134,6 +138,7 @@ class SelfPlayWorker:
                 self.onnx = self._onnx_evaluator()
             self.version = version
             self.runner.model_version = version
+            self.runner.reset_trees()
             if self.cache is not None:
                 self.cache.clear()  # never an output of other weights
         elif version != self.version:

@@ -84,7 +84,7 @@ NON_NEGATIVE = [
 ]
 CHOICES = {
     "trainer.optimizer": ["adamw", "sgd"],
-    "trainer.lr_schedule": ["constant", "cosine"],
+    "trainer.lr_schedule": ["constant", "cosine", "step"],
     "trainer.device": ["auto", "cpu", "cuda"],
     "selfplay.device": ["auto", "cpu", "cuda"],
 }
@@ -285,8 +285,8 @@ def test_whatever_validate_accepts_the_components_accept(
         }
     )
     validate(config)
-    PUCTConfig(**selfplay_puct(config))  # what the run hands its actors
-    PUCTConfig(**arena_puct(config))
+    assert isinstance(selfplay_puct(config), PUCTConfig)  # what the run hands its actors
+    assert isinstance(arena_puct(config), PUCTConfig)
     game = games.make(config.game.name)
     tr = config.trainer
     model = build_network(network_config(config), game.observation_shape, game.num_actions)
@@ -491,7 +491,8 @@ def test_a_refused_configuration_keeps_a_folder_that_holds_anything_else(tmp_pat
 
 
 def test_a_resumed_run_keeps_its_saved_config_but_what_the_command_line_changes():
-    from trainer.config import TrainSchema, override_keys, resume_config, to_dict
+    from trainer.config import TrainSchema, to_dict
+    from trainer.resume import override_keys, resume_config
 
     defaults = to_dict(TrainSchema())
     saved = to_dict(TrainSchema())
@@ -504,7 +505,7 @@ def test_a_resumed_run_keeps_its_saved_config_but_what_the_command_line_changes(
     composed["run"]["max_steps"] = 50
     named = override_keys(["resume=runs/x", f"run.max_minutes={defaults['run']['max_minutes']}", "run.max_steps=50"])
     assert named == {"run.max_minutes", "run.max_steps"}
-    merged = to_dict(resume_config(saved, defaults, composed, named))
+    merged = to_dict(resume_config(saved, composed, named))
     assert merged["game"]["name"] == "tictactoe" and merged["network"]["kind"] == "mlp"
     assert merged["mcts"]["num_simulations"] == 32
     assert merged["run"]["max_minutes"] == defaults["run"]["max_minutes"]  # named, though a default
@@ -514,13 +515,13 @@ def test_a_resumed_run_keeps_its_saved_config_but_what_the_command_line_changes(
         "game",
         "mcts.c_puct",
     }
-    merged = to_dict(resume_config(saved, defaults, to_dict(TrainSchema()), {"game"}))
+    merged = to_dict(resume_config(saved, to_dict(TrainSchema()), {"game"}))
     assert merged["game"]["name"] == defaults["game"]["name"]
     # a key the saved file lacks (an older run) takes the composed value; an unknown one is refused
     del saved["mcts"]["num_simulations"]
-    assert to_dict(resume_config(saved, defaults, composed, set()))["mcts"]["num_simulations"] == (
+    assert to_dict(resume_config(saved, composed, set()))["mcts"]["num_simulations"] == (
         defaults["mcts"]["num_simulations"]
     )
     saved["mcts"]["no_such_key"] = 1
     with pytest.raises(ValueError, match="no_such_key"):
-        resume_config(saved, defaults, composed, set())
+        resume_config(saved, composed, set())

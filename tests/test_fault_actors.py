@@ -1,5 +1,5 @@
 """Dead actors: a run through the real ``train`` entry point whose actors are
-killed with ``ray.kill`` by the ``TABULA_RASA_FAULT`` test hook (trainer/loop.py).
+killed with ``ray.kill`` by the ``TABULA_RASA_FAULT`` test hook (trainer/faults.py).
 
 * a self-play actor killed mid-game: training goes on, a replacement starts, the buffer holds only
   whole games;

@@ -314,8 +314,8 @@ def test_technique_settings_reach_the_search_configs(compose):
 
     config = compose(["mcts.algorithm=gumbel", "mcts.solver=true", "mcts.gumbel_max_considered_actions=4"])
     validate(config)
-    assert GumbelConfig(**selfplay_gumbel(config)) == GumbelConfig(
+    assert selfplay_gumbel(config) == GumbelConfig(
         num_simulations=config.mcts.num_simulations, max_num_considered_actions=4, solver=True
     )
-    assert PUCTConfig(**selfplay_puct(config)).solver is True
+    assert selfplay_puct(config).solver is True
     assert selfplay_gumbel(compose([])) is None

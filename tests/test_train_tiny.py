@@ -119,3 +119,19 @@ def test_resume_refuses_to_change_the_game_or_network(tiny_run):
     result = subprocess.run(command, capture_output=True, text=True, timeout=240, check=False)
     assert result.returncode != 0
     assert "network.mlp_hidden" in result.stdout + result.stderr
+
+
+def test_resume_restating_the_game_keeps_the_run_settings_and_prints_the_changes(tiny_run):
+    run_dir, _ = tiny_run
+    before = ckpt.load_latest_checkpoint(run_dir)
+    result = run_train(
+        f"resume={run_dir}", f"run.max_steps={before.step + 1}", "game=tictactoe", "trainer.learning_rate=0.005"
+    )
+    assert f"run.max_steps: {before.step} -> {before.step + 1}" in result.stdout
+    assert f"trainer.learning_rate: {before.config['trainer']['learning_rate']!r} -> 0.005" in result.stdout
+    after = ckpt.load_latest_checkpoint(run_dir)
+    assert after.step == before.step + 1
+    # configs/game/tictactoe.yaml's groups (batch size 128, gating off) do not replace the run's
+    assert after.config["trainer"]["batch_size"] == 32 and after.config["arena"]["gating"] is True
+    assert after.config["trainer"]["learning_rate"] == 0.005
+    assert after.config["network"] == before.config["network"]

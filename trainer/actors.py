@@ -3,6 +3,9 @@ class stays testable without Ray). Only plain Python values cross into Ray (no D
 
 from __future__ import annotations
 
+import logging
+import os
+
 import ray
 
 from arena.gating import GatingWorker
@@ -24,3 +27,33 @@ class _SelfPlayActor(SelfPlayWorker):
 SelfPlayActor = ray.remote(max_restarts=0)(_SelfPlayActor)
 ReplayBufferActor = ray.remote(max_restarts=0)(ReplayBufferService)
 GatingActor = ray.remote(max_restarts=0)(GatingWorker)
+
+
+#: Task events the GCS of a local Ray keeps (Ray's default: 100,000). A run sends tens of small
+#: tasks a second (self-play calls, games to the buffer, batches), so with the default the GCS grew
+#: by about 4 MiB a minute for the first half hour (scripts/soak.py, docs/reliability.md).
+RAY_TASK_EVENTS_KEPT = 10_000
+
+
+def start_ray(rc) -> bool:
+    """Start Ray as ``config.ray`` (a ``trainer.config.RaySchema``) says; True if this call started it
+    (False: Ray was already up in this process).
+
+    ``rc.address`` set: join that cluster. Otherwise a new local Ray of this run's own
+    (``address="local"``), even while another one runs on the machine, which a plain
+    ``ray.init()`` would join.
+    """
+    if ray.is_initialized():
+        return False
+    kwargs = {"include_dashboard": rc.include_dashboard, "logging_level": logging.WARNING, "log_to_driver": True}
+    if rc.address:
+        ray.init(address=rc.address, **kwargs)
+        return True
+    system_config = {}
+    if "RAY_task_events_max_num_task_in_gcs" not in os.environ:  # the user's setting wins
+        system_config["task_events_max_num_task_in_gcs"] = RAY_TASK_EVENTS_KEPT
+    ray.init(
+        address="local", num_cpus=rc.num_cpus, num_gpus=rc.num_gpus,
+        object_store_memory=rc.object_store_memory, _system_config=system_config, **kwargs
+    )
+    return True

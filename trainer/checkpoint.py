@@ -52,6 +52,7 @@ import numpy as np
 import torch
 
 from games.base import Game
+from games.checks import is_int
 from networks.atomic import atomic_write, atomic_write_text
 from networks.checkpoint import check_plain, describe_load_error, model_payload
 from networks.config import NetworkConfig
@@ -245,9 +246,9 @@ def save_checkpoint(
             that is not one.
         Whatever writing raises (``OSError``...); the previous checkpoint is then intact.
     """
-    if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
+    if not is_int(step) or step < 0:
         raise ValueError(f"step: expected an int >= 0, got {step!r}")
-    if isinstance(keep_last, bool) or not isinstance(keep_last, int) or keep_last < 1:
+    if not is_int(keep_last) or keep_last < 1:
         raise ValueError(f"keep_last: expected an int >= 1, got {keep_last!r}")
     if not isinstance(learner, Learner):
         raise ValueError(f"learner: expected a trainer.learner.Learner, got {type(learner).__name__}")
@@ -544,3 +545,17 @@ def restore_checkpoint(
     if buffer_state is not None:
         buffer.load_state_dict(buffer_state)
     restore_rng_states(checkpoint.rng_states, generators)
+
+
+def code_version() -> str:
+    """The git commit of the code, or "unknown" outside a checkout."""
+    import subprocess
+
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True, text=True,
+            timeout=5, check=False,
+        )
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"

@@ -20,7 +20,7 @@ from omegaconf import DictConfig
 
 from trainer.config import check_overrides, register_configs, to_train_config
 
-CONFIG_DIR = str(Path(__file__).resolve().parents[1] / "configs")
+CONFIG_DIR = str(Path(__file__).resolve().parents[1] / "configs")  # as trainer.resume.CONFIG_DIR
 
 register_configs()
 
@@ -28,8 +28,6 @@ register_configs()
 @hydra.main(version_base="1.3", config_path=CONFIG_DIR, config_name="train")
 def _main(cfg: DictConfig) -> None:
     from trainer.loop import RunStopped, TrainingRun
-
-    from trainer.config import validate
 
     config = to_train_config(cfg)  # the only DictConfig -> dataclass conversion: actors get plain, picklable values
     hydra_dir = Path(HydraConfig.get().runtime.output_dir)
@@ -40,19 +38,19 @@ def _main(cfg: DictConfig) -> None:
         if not run_dir.is_dir():
             raise SystemExit(f"train: resume={config.resume}: no such run directory")
         try:
-            config = _resumed_config(config, run_dir)
+            config = _resumed_config(config, run_dir, list(HydraConfig.get().overrides.task))
         except ValueError as exc:
             raise SystemExit(f"train: resume={config.resume}: {exc}") from None
     else:
         run_dir = hydra_dir
     try:
-        validate(config)
+        training = TrainingRun(config, run_dir)  # validates the config, once
     except ValueError as exc:
         if not config.resume:
             _remove_unused_run_dir(hydra_dir)
         raise SystemExit(f"train: {exc}") from None
     try:
-        summary = TrainingRun(config, run_dir).run()
+        summary = training.run()
     except (ValueError, RunStopped) as exc:  # a clear message and exit status 1, no traceback
         raise SystemExit(f"train: {exc}") from None
     print(
@@ -62,19 +60,24 @@ def _main(cfg: DictConfig) -> None:
     )
 
 
-def _resumed_config(config, run_dir: Path):
-    """The run's saved ``config.json`` with what this command line changes (``resume_config``).
+def _resumed_config(config, run_dir: Path, overrides: list[str]):
+    """The run's saved ``config.json`` with the keys this command line names (``trainer.resume``);
+    prints each key whose value changes, with the saved and the new value.
 
     A run stopped before it wrote ``config.json`` resumes with the composed ``config`` as is.
+
+    Args:
+        config: the configuration composed from this command line.
+        run_dir: the run to continue.
+        overrides: this command line's overrides (Hydra's task overrides).
 
     Raises:
         ValueError: if ``config.json`` is not a JSON object of known keys.
     """
     import json
 
-    from hydra import compose
-
-    from trainer.config import override_keys, resume_config, to_dict
+    from trainer.config import to_dict
+    from trainer.resume import describe_changes, named_keys, resume_changes, resume_config
 
     saved_path = run_dir / "config.json"
     if not saved_path.is_file():
@@ -85,9 +88,13 @@ def _resumed_config(config, run_dir: Path):
         raise ValueError(f"{saved_path} is not readable JSON ({exc})") from None
     if not isinstance(saved, dict):
         raise ValueError(f"{saved_path}: expected a JSON object, got {type(saved).__name__}")
-    defaults = to_train_config(compose(config_name="train"))
-    named = override_keys(list(HydraConfig.get().overrides.task))
-    return resume_config(saved, to_dict(defaults), to_dict(config), named)
+    resumed = resume_config(saved, to_dict(config), named_keys(overrides))
+    lines = describe_changes(resume_changes(saved, to_dict(resumed)))
+    if lines:
+        print(f"resume {run_dir}: the command line changes\n  " + "\n  ".join(lines))
+    else:
+        print(f"resume {run_dir}: every setting as saved in {saved_path.name}")
+    return resumed
 
 
 def _remove_unused_run_dir(run_dir: Path) -> None:

@@ -1,10 +1,19 @@
 """Typed configuration of a training run: the schema behind ``configs/*.yaml``.
 
 Every YAML file is checked against these dataclasses through Hydra's ConfigStore, so a misspelt
-key or a wrong type fails at start-up. ``to_train_config`` converts the composed
-``DictConfig`` once, at the entry point, into plain frozen dataclasses; nothing downstream (Ray
-actors included) ever sees a ``DictConfig`` or an unresolved ``${...}``: only plain values that survive pickling cross into Ray.
-``validate`` then checks values (ranges, names) before Ray starts.
+key or a wrong type fails at start-up. ``to_train_config`` converts the composed ``DictConfig``
+once, at the entry point, into plain dataclasses; nothing downstream (Ray actors included) ever
+sees a ``DictConfig`` or an unresolved ``${...}``. ``validate`` then checks values (ranges, names)
+before Ray starts, once.
+
+One set of defaults. The sections that configure a library object take their defaults from that
+object's dataclass: ``mcts`` from ``mcts.PUCTConfig`` and ``mcts.GumbelConfig``, ``network`` from
+``networks.config.NetworkConfig``, the learner's keys of ``trainer`` from
+``trainer.learner.LearnerConfig``. The YAML files of ``configs/`` choose the values a run uses
+(``configs/mcts/default.yaml``: 64 simulations, where the library default is AlphaZero's 800).
+:func:`network_config`, :func:`selfplay_puct`, :func:`selfplay_gumbel`, :func:`arena_puct` and
+:func:`learner_config` are the one place where those frozen objects are built from a run's config;
+the objects, not dicts, go to the actors.
 """
 
 from __future__ import annotations
@@ -14,7 +23,14 @@ from dataclasses import asdict, dataclass, field
 from typing import List, Optional
 
 import games
+from mcts import GumbelConfig, PUCTConfig
 from networks.config import NetworkConfig
+from trainer.learner_config import LEARNER_DEFAULTS, LR_SCHEDULES, OPTIMIZERS, LearnerConfig
+
+_PUCT = PUCTConfig()
+_GUMBEL = GumbelConfig()
+_NETWORK = NetworkConfig()
+_LEARNER = LEARNER_DEFAULTS
 
 
 @dataclass
@@ -25,36 +41,37 @@ class GameSchema:
 
 @dataclass
 class NetworkSchema:
-    """See ``networks.config.NetworkConfig``."""
+    """See ``networks.config.NetworkConfig`` (the defaults are its own)."""
 
-    kind: str = "resnet"
-    num_blocks: int = 4
-    channels: int = 32
-    policy_channels: int = 2
-    value_channels: int = 1
-    value_hidden: int = 64
-    mlp_hidden: List[int] = field(default_factory=lambda: [128, 128])
+    kind: str = _NETWORK.kind
+    num_blocks: int = _NETWORK.num_blocks
+    channels: int = _NETWORK.channels
+    policy_channels: int = _NETWORK.policy_channels
+    value_channels: int = _NETWORK.value_channels
+    value_hidden: int = _NETWORK.value_hidden
+    mlp_hidden: List[int] = field(default_factory=lambda: list(_NETWORK.mlp_hidden))
 
 
 @dataclass
 class MCTSSchema:
-    """See ``mcts.PUCTConfig``: PUCT constants (Silver et al. 2018, supplementary pseudocode)."""
+    """See ``mcts.PUCTConfig`` and ``mcts.GumbelConfig`` (the defaults are theirs): PUCT constants
+    (Silver et al. 2018, supplementary pseudocode) and the Gumbel root search's."""
 
-    num_simulations: int = 64
-    c_puct: float = 1.25
-    c_base: Optional[float] = None
-    c_init: float = 1.25
-    fpu_value: float = 0.0
-    dirichlet_alpha: float = 1.0
-    dirichlet_epsilon: float = 0.25
+    num_simulations: int = _PUCT.num_simulations
+    c_puct: float = _PUCT.c_puct
+    c_base: Optional[float] = _PUCT.c_base
+    c_init: float = _PUCT.c_init
+    fpu_value: float = _PUCT.fpu_value
+    dirichlet_alpha: float = _PUCT.dirichlet_alpha
+    dirichlet_epsilon: float = _PUCT.dirichlet_epsilon
     # self-play search: puct (AlphaZero) | gumbel (Danihelka et al. 2022: Gumbel-top-k root,
     # Sequential Halving, completed-Q policy target; no Dirichlet noise). See mcts/gumbel.py.
     algorithm: str = "puct"
-    solver: bool = False  # MCTS-solver proofs in self-play searches (Winands et al. 2008)
-    gumbel_max_considered_actions: int = 16  # m of Gumbel-top-k
-    gumbel_scale: float = 1.0
-    gumbel_c_visit: float = 50.0  # sigma = (c_visit + max N) * c_scale * q
-    gumbel_c_scale: float = 0.1
+    solver: bool = _PUCT.solver  # MCTS-solver proofs in self-play searches (Winands et al. 2008)
+    gumbel_max_considered_actions: int = _GUMBEL.max_num_considered_actions  # m of Gumbel-top-k
+    gumbel_scale: float = _GUMBEL.gumbel_scale
+    gumbel_c_visit: float = _GUMBEL.c_visit  # sigma = (c_visit + max N) * c_scale * q
+    gumbel_c_scale: float = _GUMBEL.c_scale
 
 
 @dataclass
@@ -65,6 +82,7 @@ class SelfPlaySchema:
     temperature: float = 1.0
     temperature_plies: int = 8  # plies played at `temperature`; greedy afterwards
     random_opening_plies: int = 0  # each game starts with 0..N random, unrecorded plies (more positions seen)
+    reuse_tree: bool = False  # subtree reuse: each search starts from the subtree of the move played
     num_cpus_per_actor: float = 1.0
     num_gpus_per_actor: float = 0.0  # set e.g. 0.1 on a GPU box to share the GPU between actors
     device: str = "auto"  # network device of the actors: auto | cpu | cuda
@@ -82,23 +100,30 @@ class SelfPlaySchema:
 
 @dataclass
 class TrainerSchema:
+    """The learner's keys default to ``trainer.learner.LearnerConfig``'s (see ``trainer/learner.py``
+    for the schedules); the rest time the run (``trainer/schedule.py``) and size the replay buffer."""
+
     batch_size: int = 256
-    optimizer: str = "adamw"  # adamw | sgd
-    learning_rate: float = 2e-3
-    momentum: float = 0.9
-    weight_decay: float = 1e-4
-    lr_schedule: str = "constant"  # constant | cosine
-    lr_schedule_samples: Optional[int] = None  # samples over which the cosine schedule decays
-    grad_clip: float = 5.0
+    optimizer: str = _LEARNER.optimizer  # adamw | sgd
+    learning_rate: float = _LEARNER.learning_rate
+    momentum: float = _LEARNER.momentum
+    weight_decay: float = _LEARNER.weight_decay
+    lr_schedule: str = _LEARNER.lr_schedule  # constant | cosine | step
+    lr_schedule_samples: Optional[int] = _LEARNER.lr_schedule_samples  # cosine decay length, or step interval
+    lr_warmup_samples: int = _LEARNER.lr_warmup_samples  # linear warm-up over this many samples (0: none)
+    lr_min_ratio: float = _LEARNER.lr_min_ratio  # cosine floor, a fraction of learning_rate
+    lr_step_gamma: float = _LEARNER.lr_step_gamma  # step schedule: factor at every lr_schedule_samples
+    grad_clip: float = _LEARNER.grad_clip
     replay_capacity: int = 200_000  # positions kept in the sliding window
     replay_window_growth_start: Optional[int] = None  # KataGo's growing window from this many positions (null: fixed)
     min_replay_positions: int = 2_000  # positions before the first optimiser step
+    validation_every: int = 0  # k > 0: games whose id is a multiple of k are held out, validation/* losses
     replay_ratio: float = 4.0  # at most this many training samples per new self-play position
     batches_per_fetch: int = 4
     checkpoint_every_steps: int = 500
     keep_checkpoints: int = 3
     publish_every_steps: int = 100  # new weights to self-play (gating off) or to the arena (gating on)
-    device: str = "auto"
+    device: str = _LEARNER.device
     torch_threads: int = 1
 
 
@@ -191,57 +216,6 @@ def check_overrides(overrides: list[str]) -> None:
         raise ValueError("invalid configuration:\n  " + "\n  ".join(errors))
 
 
-def override_keys(overrides: list[str]) -> set[str]:
-    """What command-line overrides name: ``section.key`` for a value (``a.b=1``, ``+a.b=1``,
-    ``++a.b=1``) and ``section`` for a group choice that fills one section (``game=tictactoe``).
-
-    ``experiment=`` (it spans sections), ``resume`` and ``hydra...`` keys are not included.
-    """
-    keys = set()
-    for override in overrides:
-        if override.startswith("-") or "=" not in override:
-            continue
-        key = override.split("=", 1)[0].lstrip("+~")
-        if key.startswith("hydra"):
-            continue
-        if key.count(".") == 1 or (key in CONFIG_GROUPS and key != "experiment"):
-            keys.add(key)
-    return keys
-
-
-def resume_config(saved: dict, defaults: dict, composed: dict, named: set[str]) -> TrainSchema:
-    """The configuration of a resumed run: the run's own ``config.json`` plus this command line.
-
-    A key takes the value the command line composed (``composed``) when the command line changed
-    it, that is when it differs from the plain defaults (``defaults``: nothing overridden; this
-    covers choices such as ``experiment=tiny``) or is named in ``named`` (``section.key``, or
-    ``section`` for every key of a section chosen as a group, see :func:`override_keys`), even
-    with its default value. Every other key keeps the run's
-    saved value, so ``train resume=DIR`` alone goes on with the run's own game, network and
-    settings. Keys the saved file lacks (written before they existed) take the composed value.
-
-    Args:
-        saved, defaults, composed: plain nested dicts as written by :func:`to_dict`.
-
-    Raises:
-        ValueError: for a key in ``saved`` that the schema does not know (``from_dict``).
-    """
-    merged: dict = {}
-    for section, values in composed.items():
-        if section == "resume":
-            continue
-        base = dict(saved.get(section, {}))
-        for key, value in values.items():
-            changed = (
-                value != defaults.get(section, {}).get(key) or f"{section}.{key}" in named or section in named
-            )
-            if changed or key not in base:
-                base[key] = value
-        merged[section] = base
-    merged["resume"] = composed.get("resume")
-    return from_dict(merged)
-
-
 def _unknown(name: str, what: str, accepted: list[str], shown: str | None = None, prefix: str = "") -> str:
     import difflib
 
@@ -284,6 +258,11 @@ def from_dict(data: dict) -> TrainSchema:
 
 
 def network_config(config: TrainSchema) -> NetworkConfig:
+    """The run's network (frozen; what the learner, the actors and the checkpoints use).
+
+    Raises:
+        ValueError: as ``NetworkConfig``, for a size out of range or an unknown kind.
+    """
     net = config.network
     return NetworkConfig(
         kind=net.kind,
@@ -296,34 +275,64 @@ def network_config(config: TrainSchema) -> NetworkConfig:
     )
 
 
-def selfplay_puct(config: TrainSchema) -> dict:
-    """Keyword arguments of ``mcts.PUCTConfig`` for self-play: ``config.mcts`` with root noise."""
+def selfplay_puct(config: TrainSchema) -> PUCTConfig:
+    """The search of self-play (frozen): ``config.mcts``, root noise included (self-play adds it).
+
+    Raises:
+        ValueError: as ``mcts.PUCTConfig``, for a value out of range.
+    """
     mc = config.mcts
-    return dict(
+    return PUCTConfig(
         num_simulations=mc.num_simulations, c_puct=mc.c_puct, c_base=mc.c_base, c_init=mc.c_init,
         fpu_value=mc.fpu_value, dirichlet_alpha=mc.dirichlet_alpha, dirichlet_epsilon=mc.dirichlet_epsilon,
         solver=mc.solver,
     )
 
 
-def selfplay_gumbel(config: TrainSchema) -> dict | None:
-    """Keyword arguments of ``mcts.GumbelConfig`` for self-play, or None with ``mcts.algorithm=puct``."""
+def selfplay_gumbel(config: TrainSchema) -> GumbelConfig | None:
+    """The Gumbel search of self-play (frozen), or None with ``mcts.algorithm=puct``.
+
+    Raises:
+        ValueError: as ``mcts.GumbelConfig``, for a value out of range.
+    """
     mc = config.mcts
     if mc.algorithm != "gumbel":
         return None
-    return dict(
+    return GumbelConfig(
         num_simulations=mc.num_simulations, max_num_considered_actions=mc.gumbel_max_considered_actions,
         gumbel_scale=mc.gumbel_scale, c_visit=mc.gumbel_c_visit, c_scale=mc.gumbel_c_scale, solver=mc.solver,
     )
 
 
-def arena_puct(config: TrainSchema) -> dict:
-    """Keyword arguments of ``mcts.PUCTConfig`` for gating and mistake rates: ``config.mcts`` with
-    ``arena.num_simulations`` and no root noise."""
+def arena_puct(config: TrainSchema) -> PUCTConfig:
+    """The search of gating and mistake rates (frozen): ``config.mcts`` with
+    ``arena.num_simulations``; the arena adds no root noise.
+
+    Raises:
+        ValueError: as ``mcts.PUCTConfig``, for a value out of range.
+    """
     mc = config.mcts
-    return dict(
+    return PUCTConfig(
         num_simulations=config.arena.num_simulations, c_puct=mc.c_puct, c_base=mc.c_base, c_init=mc.c_init,
-        fpu_value=mc.fpu_value,
+        fpu_value=mc.fpu_value, dirichlet_alpha=mc.dirichlet_alpha, dirichlet_epsilon=mc.dirichlet_epsilon,
+    )
+
+
+def learner_config(config: TrainSchema) -> LearnerConfig:
+    """The learner's settings (frozen) from ``config.trainer``."""
+    tr = config.trainer
+    return LearnerConfig(
+        optimizer=tr.optimizer,
+        learning_rate=tr.learning_rate,
+        momentum=tr.momentum,
+        weight_decay=tr.weight_decay,
+        lr_schedule=tr.lr_schedule,
+        lr_schedule_samples=tr.lr_schedule_samples,
+        lr_warmup_samples=tr.lr_warmup_samples,
+        lr_min_ratio=tr.lr_min_ratio,
+        lr_step_gamma=tr.lr_step_gamma,
+        grad_clip=tr.grad_clip,
+        device=tr.device,
     )
 
 
@@ -423,14 +432,21 @@ def validate(config: TrainSchema) -> None:
     _positive(errors, "trainer.weight_decay", tr.weight_decay, allow_zero=True)
     _positive(errors, "trainer.replay_window_growth_start", tr.replay_window_growth_start)
     _positive(errors, "trainer.min_replay_positions", tr.min_replay_positions, allow_zero=True)
+    _positive(errors, "trainer.validation_every", tr.validation_every, allow_zero=True)
     _in_range(errors, "trainer.momentum", tr.momentum, 0.0, 1.0, high_open=True)
     _positive(errors, "trainer.lr_schedule_samples", tr.lr_schedule_samples)
-    if tr.lr_schedule == "cosine" and tr.lr_schedule_samples is None:
-        errors.append("trainer.lr_schedule_samples: expected an int > 0 with trainer.lr_schedule=cosine, got null")
-    if tr.optimizer not in ("adamw", "sgd"):
-        errors.append(f"trainer.optimizer: expected one of ['adamw', 'sgd'], got {tr.optimizer!r}")
-    if tr.lr_schedule not in ("constant", "cosine"):
-        errors.append(f"trainer.lr_schedule: expected one of ['constant', 'cosine'], got {tr.lr_schedule!r}")
+    _positive(errors, "trainer.lr_warmup_samples", tr.lr_warmup_samples, allow_zero=True)
+    _in_range(errors, "trainer.lr_min_ratio", tr.lr_min_ratio, 0.0, 1.0)
+    if not (math.isfinite(tr.lr_step_gamma) and 0.0 < tr.lr_step_gamma <= 1.0):
+        errors.append(f"trainer.lr_step_gamma: expected in (0, 1], got {tr.lr_step_gamma}")
+    if tr.lr_schedule in ("cosine", "step") and tr.lr_schedule_samples is None:
+        errors.append(
+            f"trainer.lr_schedule_samples: expected an int > 0 with trainer.lr_schedule={tr.lr_schedule}, got null"
+        )
+    if tr.optimizer not in OPTIMIZERS:
+        errors.append(f"trainer.optimizer: expected one of {sorted(OPTIMIZERS)}, got {tr.optimizer!r}")
+    if tr.lr_schedule not in LR_SCHEDULES:
+        errors.append(f"trainer.lr_schedule: expected one of {list(LR_SCHEDULES)}, got {tr.lr_schedule!r}")
     if tr.device not in ("auto", "cpu", "cuda"):
         errors.append(f"trainer.device: expected one of ['auto', 'cpu', 'cuda'], got {tr.device!r}")
     if tr.batch_size > tr.replay_capacity:

@@ -34,33 +34,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import asdict
 
 import numpy as np
 import torch
 
+from networks.evaluator import resolve_device
 from networks.model_utils import weights_hash  # noqa: F401  (re-exported: trainer.learner.weights_hash)
 
+from trainer.learner_config import LEARNER_DEFAULTS, LR_SCHEDULES, OPTIMIZERS, LearnerConfig
 from trainer.losses import alphazero_loss
 
-OPTIMIZERS = ("sgd", "adamw")
-LR_SCHEDULES = ("constant", "cosine", "step")
 
 #: Keys of :meth:`Learner.state_dict`.
 STATE_KEYS = ("model", "optimizer", "scheduler", "counters", "hyperparameters")
-
-
-def _resolve_device(device) -> torch.device:
-    if device is None or device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    try:
-        resolved = torch.device(device)
-    except (RuntimeError, TypeError) as error:
-        raise ValueError(
-            f"device: expected 'auto', 'cpu', 'cuda' or a torch.device, got {device!r}"
-        ) from error
-    if resolved.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device: {device!r} asked for, but CUDA is not available on this machine")
-    return resolved
 
 
 def _check_number(
@@ -114,6 +101,9 @@ def learning_rate_at(
     return float(lr)
 
 
+_DEFAULTS = LEARNER_DEFAULTS
+
+
 class Learner:
     """Owns the model's training: optimiser, learning-rate schedule, counters, non-finite guard.
 
@@ -144,20 +134,20 @@ class Learner:
         self,
         model: torch.nn.Module,
         *,
-        optimizer: str = "adamw",
-        learning_rate: float = 2e-3,
-        momentum: float = 0.9,
-        weight_decay: float = 1e-4,
-        lr_schedule: str = "constant",
-        lr_schedule_samples: int | None = None,
-        lr_warmup_samples: int = 0,
-        lr_min_ratio: float = 0.0,
-        lr_step_gamma: float = 0.1,
-        grad_clip: float | None = 5.0,
-        value_weight: float = 1.0,
-        device: str | torch.device | None = "auto",
-        max_consecutive_skips: int = 10,
-        bf16_autocast: bool | None = None,
+        optimizer: str = _DEFAULTS.optimizer,
+        learning_rate: float = _DEFAULTS.learning_rate,
+        momentum: float = _DEFAULTS.momentum,
+        weight_decay: float = _DEFAULTS.weight_decay,
+        lr_schedule: str = _DEFAULTS.lr_schedule,
+        lr_schedule_samples: int | None = _DEFAULTS.lr_schedule_samples,
+        lr_warmup_samples: int = _DEFAULTS.lr_warmup_samples,
+        lr_min_ratio: float = _DEFAULTS.lr_min_ratio,
+        lr_step_gamma: float = _DEFAULTS.lr_step_gamma,
+        grad_clip: float | None = _DEFAULTS.grad_clip,
+        value_weight: float = _DEFAULTS.value_weight,
+        device: str | torch.device | None = _DEFAULTS.device,
+        max_consecutive_skips: int = _DEFAULTS.max_consecutive_skips,
+        bf16_autocast: bool | None = _DEFAULTS.bf16_autocast,
     ) -> None:
         if not isinstance(model, torch.nn.Module):
             raise ValueError(f"model: expected a torch.nn.Module, got {type(model).__name__}")
@@ -181,7 +171,7 @@ class Learner:
         }
         # validates the schedule name and its length once, up front
         learning_rate_at(0, **self._schedule_arguments())
-        self.device = _resolve_device(device)
+        self.device = resolve_device(device)
         if bf16_autocast is None:
             bf16_autocast = self.device.type == "cuda"
         if bf16_autocast and self.device.type != "cuda":
@@ -204,6 +194,17 @@ class Learner:
         self.samples_trained = 0
         self.num_skipped = 0
         self.consecutive_skips = 0
+
+    @classmethod
+    def from_config(cls, model: torch.nn.Module, config: LearnerConfig) -> Learner:
+        """A learner for ``model`` with the settings of ``config``.
+
+        Raises:
+            ValueError: as the constructor.
+        """
+        if not isinstance(config, LearnerConfig):
+            raise ValueError(f"config: expected a trainer.learner.LearnerConfig, got {type(config).__name__}")
+        return cls(model, **asdict(config))
 
     # ------------------------------------------------------------------ schedule
     def _schedule_arguments(self) -> dict:
@@ -339,6 +340,39 @@ class Learner:
                 f"lower the learning rate (now {lr})."
             )
         return metrics
+
+    def evaluate_losses(self, batch) -> dict:
+        """The loss terms on ``batch`` without training: eval mode (BatchNorm running statistics),
+        no gradient, no change to the weights or counters; e.g. on held-out validation games.
+
+        Args:
+            batch: as :meth:`train_step`.
+
+        Returns:
+            ``{"policy_loss", "value_loss", "total_loss", "policy_entropy"}`` as floats (nats /
+            squared value units), with the terms of :func:`trainer.losses.alphazero_loss`.
+
+        Raises:
+            ValueError: as :meth:`train_step`.
+        """
+        observations, legal_masks, policies, values, policy_weights = self._batch_tensors(batch)
+        was_training = self.model.training
+        self.model.eval()
+        try:
+            with torch.no_grad():
+                policy_logits, value = self.model(observations)
+                total, parts = alphazero_loss(
+                    policy_logits.float(), value.float(), policies, values, legal_masks,
+                    self.hyperparameters["value_weight"], policy_weights,
+                )
+        finally:
+            self.model.train(was_training)
+        return {
+            "policy_loss": float(parts["policy_loss"]),
+            "value_loss": float(parts["value_loss"]),
+            "total_loss": float(total),
+            "policy_entropy": float(parts["policy_entropy"]),
+        }
 
     # ------------------------------------------------------------------ inspection
     def weights_finite(self) -> bool:

@@ -1,0 +1,57 @@
+"""A saved model as a player: the README's Python API, and what ``play`` uses.
+
+``load_model`` opens an export folder (ONNX Runtime, no torch) or a ``.pt`` model file or training
+checkpoint (torch) and returns the game it plays with a batched evaluator; ``make_model_player``
+wraps the evaluator in PUCT search without root noise (``arena.players.MCTSPlayer``), or in the
+network's policy alone for 0 simulations.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import games
+from arena.players import MCTSPlayer, PolicyPlayer
+
+
+def load_model(path: str, game_name: str | None = None):
+    """``(game, evaluate_fn)`` for a model at ``path``; ONNX Runtime for an export folder.
+
+    Raises:
+        FileNotFoundError: if ``path`` does not exist.
+        ValueError: if the model cannot be read, or ``game_name`` differs from the model's game.
+    """
+    from networks.loading import is_export
+
+    if not Path(path).exists():
+        raise FileNotFoundError(f"model not found: {path}")
+    if is_export(path):
+        from networks.onnx_evaluator import load_exported, read_sidecar
+
+        model_game = read_sidecar(path)["game"]["name"]
+        if game_name is not None and game_name != model_game:
+            raise ValueError(f"{path}: the model plays {model_game!r}, not {game_name!r}")
+        game = games.make(model_game)
+        return game, load_exported(path, expected_game=game).evaluate
+    from networks.checkpoint import load_model as load_weights
+    from networks.evaluator import TorchEvaluator
+
+    model, metadata = load_weights(path, expected_game=game_name)
+    game = games.make(metadata.game_name)
+    return game, TorchEvaluator(model, device="cpu").evaluate
+
+
+def make_model_player(evaluate_fn, num_simulations: int, seed: int, leaves_per_call: int | None = None):
+    """``MCTSPlayer`` with ``num_simulations`` (>= 1), or ``PolicyPlayer`` for 0.
+
+    ``leaves_per_call``: leaves per network call (virtual loss, ``mcts.minibatch``); default
+    ``mcts.minibatch.DEFAULT_LEAVES_PER_CALL``.
+    """
+    if num_simulations == 0:
+        return PolicyPlayer(evaluate_fn, rng=seed, name="model (policy)")
+    from mcts.minibatch import DEFAULT_LEAVES_PER_CALL
+
+    return MCTSPlayer(
+        evaluate_fn, num_simulations=num_simulations, rng=seed, name=f"model ({num_simulations} sims)",
+        leaves_per_call=DEFAULT_LEAVES_PER_CALL if leaves_per_call is None else leaves_per_call,
+    )

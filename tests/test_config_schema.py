@@ -1,0 +1,81 @@
+"""One config schema (trainer/config.py): the library objects' defaults are the schema's, the run
+builds frozen objects from it in one place, and the learner's schedules are reachable from YAML."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+
+import pytest
+
+from mcts import PUCTConfig
+from networks.config import NetworkConfig
+from trainer.config import (
+    MCTSSchema,
+    NetworkSchema,
+    TrainerSchema,
+    TrainSchema,
+    arena_puct,
+    learner_config,
+    network_config,
+    selfplay_puct,
+)
+from trainer.learner import LearnerConfig
+
+
+@pytest.fixture(scope="module")
+def compose():
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+
+    from trainer.cli import CONFIG_DIR
+    from trainer.config import to_train_config
+
+    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+        yield lambda overrides: to_train_config(hydra_compose("train", overrides=overrides))
+
+
+def test_the_schema_defaults_are_the_library_defaults():
+    assert dataclasses.asdict(MCTSSchema()) == dataclasses.asdict(PUCTConfig())  # 800 simulations in both
+    network = dataclasses.asdict(NetworkConfig())
+    assert dataclasses.asdict(NetworkSchema()) == {**network, "mlp_hidden": list(network["mlp_hidden"])}
+    trainer = dataclasses.asdict(TrainerSchema())
+    for key, value in dataclasses.asdict(LearnerConfig()).items():
+        if key in trainer:
+            assert trainer[key] == value, key
+    config = TrainSchema()
+    assert selfplay_puct(config) == PUCTConfig() and network_config(config) == NetworkConfig()
+
+
+def test_the_run_builds_frozen_objects_from_the_yaml_values(compose):
+    config = compose(["arena.num_simulations=13"])
+    search = selfplay_puct(config)
+    assert search == PUCTConfig(num_simulations=64, dirichlet_alpha=1.0)  # configs/mcts/default.yaml
+    assert arena_puct(config) == PUCTConfig(num_simulations=13, dirichlet_alpha=1.0)
+    assert network_config(config) == NetworkConfig(kind="resnet", num_blocks=4, channels=32)  # b4c32.yaml
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        search.num_simulations = 1
+    # what crosses to the actors: frozen objects that survive pickling unchanged
+    for value in (search, network_config(config), learner_config(config)):
+        assert pickle.loads(pickle.dumps(value)) == value
+
+
+def test_the_step_schedule_and_warm_up_are_reachable_from_the_config(compose):
+    import games
+    from networks import build_network
+    from trainer.loop import make_learner
+
+    config = compose([
+        "game=tictactoe", "trainer.lr_schedule=step", "trainer.lr_schedule_samples=100",
+        "trainer.lr_step_gamma=0.5", "trainer.learning_rate=0.004", "trainer.lr_warmup_samples=10",
+    ])
+    assert learner_config(config) == LearnerConfig(
+        learning_rate=0.004, lr_schedule="step", lr_schedule_samples=100, lr_step_gamma=0.5,
+        lr_warmup_samples=10, device="cpu",
+    )
+    game = games.make("tictactoe")
+    learner = make_learner(config, build_network(network_config(config), game.observation_shape, game.num_actions))
+    learner.samples_trained = 4  # in the warm-up: 0.004 * (4 + 1) / 10
+    assert learner.learning_rate == pytest.approx(0.002)
+    learner.samples_trained = 250  # two drops: 0.004 * 0.5 ** 2
+    assert learner.learning_rate == pytest.approx(0.001)

@@ -1,0 +1,128 @@
+"""Resume keeps every saved value the command line does not name, re-stated groups included
+(trainer/resume.py), and says which keys change."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from trainer.config import to_dict
+from trainer.resume import (
+    MISSING,
+    check_resume_compatible,
+    describe_changes,
+    named_keys,
+    option_keys,
+    resume_changes,
+    resume_config,
+)
+
+
+@pytest.fixture(scope="module")
+def compose():
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+
+    from trainer.cli import CONFIG_DIR
+    from trainer.config import to_train_config
+
+    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+        yield lambda overrides: to_dict(to_train_config(hydra_compose("train", overrides=overrides)))
+
+
+def resume(compose, saved: dict, overrides: list[str]) -> dict:
+    return to_dict(resume_config(saved, compose(overrides), named_keys(overrides)))
+
+
+def test_a_group_choice_names_only_the_keys_of_its_own_file():
+    assert named_keys(["game=tictactoe"]) == {"game.name"}  # not the trainer, mcts... groups it chooses
+    assert named_keys(["network=b4c32"]) == {
+        "network.kind", "network.num_blocks", "network.channels", "network.policy_channels",
+        "network.value_channels", "network.value_hidden",
+    }
+    tiny = option_keys("experiment", "tiny")  # a global file: keys from the root
+    assert {"network.mlp_hidden", "trainer.batch_size", "run.max_steps", "ray.num_cpus"} <= tiny
+    assert "network.kind" not in tiny  # chosen by its defaults list (network: mlp128x2), not set by it
+    assert named_keys(["resume=x", "+run.max_steps=6", "hydra.run.dir=y", "--cfg", "experiment=null"]) == {
+        "run.max_steps"
+    }
+    with pytest.raises(ValueError, match="nosuch"):
+        named_keys(["game=nosuch"])
+
+
+def test_resume_restating_the_game_keeps_the_batch_size_and_learning_rate(compose):
+    # started with `experiment=tiny game=tictactoe` (batch size 32), an earlier resume set lr 0.005
+    saved = compose(["experiment=tiny", "game=tictactoe"])
+    saved["trainer"]["learning_rate"] = 0.005
+    assert saved["trainer"]["batch_size"] == 32 and saved["arena"]["gating"] is True
+    merged = resume(compose, saved, ["resume=runs/x", "run.max_steps=6", "game=tictactoe"])
+    assert merged["trainer"]["batch_size"] == 32
+    assert merged["trainer"]["learning_rate"] == 0.005
+    assert merged["arena"]["gating"] is True  # configs/arena/tictactoe.yaml has it off
+    assert resume_changes(saved, merged) == [("run.max_steps", 20, 6)]
+    assert {**merged, "resume": None, "run": {**merged["run"], "max_steps": 20}} == saved
+
+
+def test_resume_restating_the_game_keeps_a_resnet_network(compose):
+    # started with `game=tictactoe network=b4c32`; configs/game/tictactoe.yaml chooses the MLP
+    saved = compose(["game=tictactoe", "network=b4c32"])
+    assert saved["network"]["kind"] == "resnet"
+    merged = resume(compose, saved, ["resume=runs/x", "run.max_steps=6", "game=tictactoe"])
+    assert merged["network"] == saved["network"]
+    check_resume_compatible(saved, merged)  # no "network.kind" refusal
+    assert resume_changes(saved, merged) == [("run.max_steps", None, 6)]
+    # re-stating the network group changes nothing either
+    merged = resume(compose, saved, ["resume=runs/x", "game=tictactoe", "network=b4c32"])
+    assert resume_changes(saved, merged) == []
+    # naming another network is refused by key
+    merged = resume(compose, saved, ["resume=runs/x", "network=mlp128x2"])
+    with pytest.raises(ValueError, match="network.kind: the run has 'resnet', the override asks 'mlp'"):
+        check_resume_compatible(saved, merged)
+
+
+def test_a_restated_experiment_applies_the_values_its_file_sets(compose):
+    saved = compose(["experiment=tiny", "game=tictactoe"])
+    saved["trainer"]["batch_size"] = 64
+    saved["trainer"]["learning_rate"] = 0.005
+    merged = resume(compose, saved, ["resume=runs/x", "experiment=tiny"])
+    assert merged["trainer"]["batch_size"] == 32  # set by configs/experiment/tiny.yaml
+    assert merged["trainer"]["learning_rate"] == 0.005  # tiny.yaml does not set it
+    assert merged["game"]["name"] == "tictactoe"
+    assert resume_changes(saved, merged) == [("trainer.batch_size", 64, 32)]
+
+
+def test_the_changes_name_keys_the_saved_config_lacks():
+    saved = {"run": {"max_steps": 20}}
+    merged = {"run": {"max_steps": 30, "seed": 0}, "resume": "x"}
+    changes = resume_changes(saved, merged)
+    assert changes == [("run.max_steps", 20, 30), ("run.seed", MISSING, 0)]
+    assert describe_changes(changes) == ["run.max_steps: 20 -> 30", "run.seed: (not in the saved config) -> 0"]
+
+
+def test_the_command_prints_each_changed_key(compose, tmp_path, capsys):
+    from trainer.cli import _resumed_config
+    from trainer.config import from_dict
+
+    saved = compose(["experiment=tiny", "game=tictactoe"])
+    saved["trainer"]["learning_rate"] = 0.005
+    (tmp_path / "config.json").write_text(json.dumps(saved))
+    overrides = [f"resume={tmp_path}", "run.max_steps=6", "game=tictactoe", "trainer.learning_rate=0.001"]
+    config = _resumed_config(from_dict(compose(overrides)), tmp_path, overrides)
+    assert config.trainer.batch_size == 32 and config.trainer.learning_rate == 0.001
+    out = capsys.readouterr().out
+    assert f"resume {tmp_path}: the command line changes\n" in out
+    assert "  run.max_steps: 20 -> 6\n" in out and "  trainer.learning_rate: 0.005 -> 0.001\n" in out
+    assert "batch_size" not in out
+    overrides = [f"resume={tmp_path}", "game=tictactoe"]
+    _resumed_config(from_dict(compose(overrides)), tmp_path, overrides)
+    assert "every setting as saved in config.json" in capsys.readouterr().out
+
+
+def test_the_validation_split_cannot_change_on_resume(compose):
+    saved = compose(["experiment=tiny", "game=tictactoe", "trainer.validation_every=4"])
+    merged = resume(compose, saved, ["resume=runs/x", "trainer.validation_every=0"])
+    with pytest.raises(ValueError, match="trainer.validation_every: the run has 4, the override asks 0"):
+        check_resume_compatible(saved, merged)
+    del saved["trainer"]["validation_every"]  # a run from before the key existed: not compared
+    check_resume_compatible(saved, resume(compose, saved, ["resume=runs/x"]))

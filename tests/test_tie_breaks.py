@@ -1,0 +1,56 @@
+"""Ties between equally visited moves: broken by the seeded generator in self-play
+(``select_actions(..., break_ties=True)``), by the lowest index where determinism is promised."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import games
+from mcts import PUCTConfig, argmax_random_ties, select_actions, uniform_evaluator
+from selfplay.runner import SelfPlayRunner
+
+
+def test_greedy_ties_go_to_the_lowest_index_unless_asked_to_break_them():
+    counts = np.array([[3, 3, 1, 0], [0, 5, 5, 5], [2, 0, 0, 9]])
+    assert select_actions(counts, 0.0, np.random.default_rng(0)).tolist() == [0, 1, 3]
+    draws = np.stack([select_actions(counts, 0.0, np.random.default_rng(seed), break_ties=True) for seed in range(400)])
+    assert set(draws[:, 0]) == {0, 1} and set(draws[:, 1]) == {1, 2, 3} and set(draws[:, 2]) == {3}
+    assert abs(np.mean(draws[:, 0] == 0) - 0.5) < 0.1  # uniform among the tied moves
+    again = np.stack([select_actions(counts, 0.0, np.random.default_rng(seed), break_ties=True) for seed in range(400)])
+    assert np.array_equal(draws, again)  # the same seeds reproduce every choice
+    # sampled rows are untouched by the tie rule: only the most visited move has weight at T -> 0
+    assert argmax_random_ties(np.array([[1.0, 2.0, 2.0]]), np.random.default_rng(1))[0] in (1, 2)
+
+
+def test_selfplay_breaks_ties_of_a_uniform_network_with_its_generator():
+    # the zero net, no noise, 9 simulations from the empty board: every move gets one visit
+    game = games.make("tictactoe")
+    config = PUCTConfig(num_simulations=9, dirichlet_epsilon=0.0)
+    runner = SelfPlayRunner(game, uniform_evaluator, config, num_games=32, rng=np.random.default_rng(0),
+                            temperature_plies=0)
+    runner.play_moves(1)
+    first_moves = runner._actions[:, 0]
+    assert runner.game.ply(runner.states).tolist() == [1] * 32
+    assert len(set(first_moves.tolist())) >= 5  # the lowest-index rule would give 0 in all 32 games
+
+
+def test_selfplay_with_subtree_reuse_starts_each_search_from_the_played_child():
+    """``selfplay.reuse_tree`` (``mcts.tree.reroot``) is reachable from self-play."""
+    from mcts import ROOT_INDEX
+
+    game = games.make("tictactoe")
+    config = PUCTConfig(num_simulations=32)
+    runner = SelfPlayRunner(game, uniform_evaluator, config, num_games=4, rng=np.random.default_rng(0),
+                            reuse_tree=True)
+    runner.play_moves(1)
+    rows = np.arange(4)
+    played = runner._actions[:, 0]
+    child_visits = np.rint(runner._policies[rows, 0, played] * config.num_simulations)
+    assert np.array_equal(runner._tree.node_visits[:, ROOT_INDEX], child_visits)
+    records, _ = runner.play_moves(8)  # through the ends of games: finished rows restart empty
+    assert records and all(r.num_positions >= 5 for r in records)
+    runner.reset_trees()
+    assert runner._tree is None
+    plain = SelfPlayRunner(game, uniform_evaluator, config, num_games=4, rng=np.random.default_rng(0))
+    plain.play_moves(1)
+    assert plain._tree is None

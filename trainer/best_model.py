@@ -1,0 +1,38 @@
+"""The run's ``best/`` folder: the promoted model as a weights file and an export."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+
+def model_from(weights: dict, network_config, game):
+    """The network of ``network_config`` for ``game`` holding ``weights`` (numpy arrays), in eval mode."""
+    import torch
+
+    from networks import build_network
+
+    model = build_network(network_config, game.observation_shape, game.num_actions)
+    model.load_state_dict({name: torch.as_tensor(value) for name, value in weights.items()})
+    return model.eval()
+
+
+def write_best(
+    folder: Path, weights: dict, network_config, game, extra: dict, on_error: Callable[[str], None]
+) -> None:
+    """``folder/model.pt`` (``networks.checkpoint.save_model``) plus ONNX, safetensors and the JSON
+    sidecar (``networks.export.export_model``), all written atomically; ``extra`` goes into both.
+
+    A failed export is reported to ``on_error`` and training goes on; a failed weights file raises.
+    """
+    from networks.checkpoint import save_model
+    from networks.export import export_model
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    model = model_from(weights, network_config, game)
+    save_model(folder / "model.pt", model, network_config, game.name, game.version, extra=extra)
+    try:
+        export_model(model, network_config, game.name, game.version, folder, extra=extra)
+    except (ValueError, RuntimeError, OSError) as exc:  # the export must never stop training
+        on_error(f"ONNX export of the best model failed (training goes on): {exc}")
