@@ -86,8 +86,8 @@ class GatingWorker:
         import torch
 
         import games
-        from networks import build_network
         from mcts import as_puct_config
+        from networks import build_network
         from networks.config import as_network_config
         from networks.evaluator import TorchEvaluator
 
@@ -128,6 +128,7 @@ class GatingWorker:
             self.game, self.candidate.evaluate, self.best.evaluate, self.num_games, self.puct_config,
             self.rng, self.opening_random_plies,
             names=(f"candidate {candidate_version}", f"best {best_version}"),
+            break_ties=True,  # a seeded match: ties between equally visited moves go to the generator
         )
         score, accepted = gate_decision(match.wins, match.draws, match.losses, self.threshold)
         return GateResult(

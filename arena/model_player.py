@@ -41,11 +41,15 @@ def load_model(path: str, game_name: str | None = None):
     return game, TorchEvaluator(model, device="cpu").evaluate
 
 
-def make_model_player(evaluate_fn, num_simulations: int, seed: int, leaves_per_call: int | None = None):
+def make_model_player(
+    evaluate_fn, num_simulations: int, seed: int, leaves_per_call: int | None = None, break_ties: bool = True
+):
     """``MCTSPlayer`` with ``num_simulations`` (>= 1), or ``PolicyPlayer`` for 0.
 
     ``leaves_per_call``: leaves per network call (virtual loss, ``mcts.minibatch``); default
-    ``mcts.minibatch.DEFAULT_LEAVES_PER_CALL``.
+    ``mcts.minibatch.DEFAULT_LEAVES_PER_CALL``. ``break_ties``: ties between equally visited moves
+    go to the generator seeded by ``seed`` (False: to the lowest move index, as the engine protocol
+    promises).
     """
     if num_simulations == 0:
         return PolicyPlayer(evaluate_fn, rng=seed, name="model (policy)")
@@ -54,4 +58,5 @@ def make_model_player(evaluate_fn, num_simulations: int, seed: int, leaves_per_c
     return MCTSPlayer(
         evaluate_fn, num_simulations=num_simulations, rng=seed, name=f"model ({num_simulations} sims)",
         leaves_per_call=DEFAULT_LEAVES_PER_CALL if leaves_per_call is None else leaves_per_call,
+        break_ties=break_ties,
     )

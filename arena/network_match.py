@@ -21,16 +21,22 @@ from mcts import PUCTConfig, run_puct, select_actions
 
 
 def search_moves(
-    game: Game, states: np.ndarray, evaluate_fn, puct_config: PUCTConfig, rng: np.random.Generator
+    game: Game,
+    states: np.ndarray,
+    evaluate_fn,
+    puct_config: PUCTConfig,
+    rng: np.random.Generator,
+    break_ties: bool = False,
 ) -> np.ndarray:
     """Greedy PUCT moves of ``states`` (``[B, S]`` int64, all unfinished) in one batched search.
 
-    One ``mcts.run_puct`` call without root noise; the most visited action of each row, the lowest
-    index among equally visited ones. Returns ``[B]`` int64. The arena's batched driver and
+    One ``mcts.run_puct`` call without root noise; the most visited action of each row, among
+    equally visited ones the lowest index, or with ``break_ties`` one drawn from ``rng``
+    (``mcts.select_actions``). Returns ``[B]`` int64. The arena's batched driver and
     ``arena.accuracy.network_actions`` both choose moves this way.
     """
     output = run_puct(game, states, evaluate_fn, puct_config, rng, add_root_noise=False)
-    return np.asarray(select_actions(output.visit_counts, 0.0, rng), dtype=np.int64)
+    return np.asarray(select_actions(output.visit_counts, 0.0, rng, break_ties=break_ties), dtype=np.int64)
 
 
 def run_network_match(
@@ -42,6 +48,7 @@ def run_network_match(
     rng: np.random.Generator,
     opening_plies: int = 2,
     names: tuple[str, str] = ("A", "B"),
+    break_ties: bool = False,
 ) -> MatchResult:
     """Play ``num_games`` games of A against B, colours alternated, all games searched together.
 
@@ -53,6 +60,9 @@ def run_network_match(
             then handed to the searches (which draw nothing without noise).
         opening_plies: random plies opening each pair of games, >= 0.
         names: the players' names in the result.
+        break_ties: ties between equally visited moves are broken by ``rng`` (a seeded match: an
+            untrained network ties often); without it they go to the lowest index, and two
+            identical players replay one game from one opening.
 
     Returns:
         ``MatchResult`` (game records in game-index order).
@@ -82,7 +92,7 @@ def run_network_match(
         a_to_move = (to_play == 0) == a_is_first[live]
         for side, evaluate in ((a_to_move, evaluate_a), (~a_to_move, evaluate_b)):
             if side.any():
-                actions[side] = search_moves(game, states[live[side]], evaluate, puct_config, rng)
+                actions[side] = search_moves(game, states[live[side]], evaluate, puct_config, rng, break_ties)
         states[live] = game.step(states[live], actions)
         for index, action in zip(live, actions):
             moves[index].append(int(action))

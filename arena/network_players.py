@@ -14,7 +14,10 @@ class MCTSPlayer:
     """A network guiding PUCT search (``mcts.run_puct``): plays the most visited root child.
 
     No root noise and greedy move choice (arena and play searches use no Dirichlet noise; the robust child, Browne et al. 2012, sec. 3.3.3): ties between equally visited
-    children go to the lowest action index, so ``rng`` is only passed to the search.
+    children are broken by ``rng`` (``break_ties=True``, seeded games: an untrained network ties
+    often and the lowest index would always play the same move), or go to the lowest action index
+    (``break_ties=False``, where the same position must give the same answer: the engine protocol,
+    docs/engine_protocol.md).
 
     Args:
         evaluate_fn: batched evaluator, ``(observations [B, C, H, W] float32, legal_mask [B, A]
@@ -26,6 +29,7 @@ class MCTSPlayer:
             1 (the default) is ``mcts.run_puct``'s search, one leaf per call.
         time_limit: seconds per move, or None: the search stops starting rounds after it, and
             ``num_simulations`` is then the most simulations a move (``mcts.minibatch``).
+        break_ties: break ties between the most visited children with ``rng``.
 
     Raises:
         ValueError: if ``num_simulations`` < 1, ``c_puct`` < 0 (from ``mcts.PUCTConfig``),
@@ -41,6 +45,7 @@ class MCTSPlayer:
         name: str | None = None,
         leaves_per_call: int = 1,
         time_limit: float | None = None,
+        break_ties: bool = True,
     ) -> None:
         from mcts import PUCTConfig
 
@@ -53,11 +58,12 @@ class MCTSPlayer:
         self.time_limit = time_limit
         self.evaluate_fn = evaluate_fn
         self.rng = make_rng(rng)
+        self.break_ties = bool(break_ties)
         self.name = name if name is not None else f"mcts({num_simulations})"
 
     def analyze(self, game: Game, state: tuple) -> Analysis:
         """Network priors and value plus the search's visit counts and Q values for ``state``."""
-        from mcts import run_puct
+        from mcts import argmax_random_ties, run_puct
 
         legal_actions(game, state)
         row = np.asarray(state, dtype=np.int64).reshape(1, -1)
@@ -71,7 +77,10 @@ class MCTSPlayer:
         else:
             output = run_puct(game, row, self.evaluate_fn, self.config, self.rng, add_root_noise=False)
         visits = output.visit_counts[0].astype(np.int64)
-        best = int(np.argmax(visits))
+        if self.break_ties:
+            best = int(argmax_random_ties(visits[None], self.rng)[0])
+        else:
+            best = int(np.argmax(visits))
         return Analysis(
             to_move=game.player(state),
             priors=priors,

@@ -328,7 +328,8 @@ class Engine:
         state = _state_after(self.game, self.moves)
         if self.game.terminal_test(state):
             raise ValueError(f"the game is over ({result_text(self.game, state)}); send a new position")
-        player = make_model_player(self.evaluate_fn, simulations, 0)
+        # the same position gives the same answer: ties go to the lowest move index
+        player = make_model_player(self.evaluate_fn, simulations, 0, break_ties=False)
         player.rng = self.rng
         return player.analyze(self.game, state)
 

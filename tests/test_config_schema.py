@@ -8,7 +8,7 @@ import pickle
 
 import pytest
 
-from mcts import PUCTConfig
+from mcts import GumbelConfig, PUCTConfig
 from networks.config import NetworkConfig
 from trainer.config import (
     MCTSSchema,
@@ -36,7 +36,13 @@ def compose():
 
 
 def test_the_schema_defaults_are_the_library_defaults():
-    assert dataclasses.asdict(MCTSSchema()) == dataclasses.asdict(PUCTConfig())  # 800 simulations in both
+    mcts = dataclasses.asdict(MCTSSchema())
+    for key, value in dataclasses.asdict(PUCTConfig()).items():  # 800 simulations in both
+        assert mcts[key] == value, key
+    gumbel = GumbelConfig()
+    assert (mcts["gumbel_max_considered_actions"], mcts["gumbel_scale"], mcts["gumbel_c_visit"], mcts["gumbel_c_scale"]) == (
+        gumbel.max_num_considered_actions, gumbel.gumbel_scale, gumbel.c_visit, gumbel.c_scale
+    )
     network = dataclasses.asdict(NetworkConfig())
     assert dataclasses.asdict(NetworkSchema()) == {**network, "mlp_hidden": list(network["mlp_hidden"])}
     trainer = dataclasses.asdict(TrainerSchema())

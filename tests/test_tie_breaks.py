@@ -54,3 +54,20 @@ def test_selfplay_with_subtree_reuse_starts_each_search_from_the_played_child():
     plain = SelfPlayRunner(game, uniform_evaluator, config, num_games=4, rng=np.random.default_rng(0))
     plain.play_moves(1)
     assert plain._tree is None
+
+
+def test_seeded_arena_players_break_ties_and_the_engine_keeps_the_lowest_index():
+    from arena.model_player import make_model_player
+    from arena.network_players import MCTSPlayer
+
+    game = games.make("tictactoe")
+    state = game.initial_state()
+    # the zero net and 9 simulations: every first move gets one visit
+    seeded = {MCTSPlayer(uniform_evaluator, num_simulations=9, rng=seed).select_action(game, state)
+              for seed in range(40)}
+    assert len(seeded) >= 5
+    assert MCTSPlayer(uniform_evaluator, num_simulations=9, rng=3).select_action(game, state) == MCTSPlayer(
+        uniform_evaluator, num_simulations=9, rng=3).select_action(game, state)  # the seed reproduces it
+    engine = {make_model_player(uniform_evaluator, 9, seed, break_ties=False).select_action(game, state)
+              for seed in range(10)}
+    assert engine == {0}

@@ -5,7 +5,7 @@ This module knows nothing of HTTP: every method either changes the game and retu
 request leaves the game exactly as it was. ``arena.web.app`` turns these into routes.
 
 Seats: each of the two players (0 = X, who moves first; 1 = O) is ``"human"`` (moves come from
-the page), ``"model"`` (the served network with PUCT search, ``arena.play_cli.make_model_player``)
+the page), ``"model"`` (the served network with PUCT search, ``arena.model_player.make_model_player``)
 or ``"opponent"`` (the ``--opponent`` player spec, when one is given). Values are in ``[-1, 1]``;
 the page's evaluation is from the view of ``GameSession.view_side``: the human's seat when exactly
 one seat is human, else X.
@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from arena.play_cli import PLAYER_SYMBOLS, make_model_player, result_text, verdict
+from arena.model_player import make_model_player
+from arena.play_cli import PLAYER_SYMBOLS, result_text, verdict
 from arena.players import Analysis
 from games.base import Game
 
