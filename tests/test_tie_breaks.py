@@ -67,7 +67,7 @@ def test_seeded_arena_players_break_ties_and_the_engine_keeps_the_lowest_index()
               for seed in range(40)}
     assert len(seeded) >= 5
     assert MCTSPlayer(uniform_evaluator, num_simulations=9, rng=3).select_action(game, state) == MCTSPlayer(
-        uniform_evaluator, num_simulations=9, rng=3).select_action(game, state)  # the seed reproduces it
+        uniform_evaluator, num_simulations=9, rng=3).select_action(game, state)  # one seed, one choice
     engine = {make_model_player(uniform_evaluator, 9, seed, break_ties=False).select_action(game, state)
               for seed in range(10)}
     assert engine == {0}
