@@ -42,14 +42,14 @@ def load_model(path: str, game_name: str | None = None):
 
 
 def make_model_player(
-    evaluate_fn, num_simulations: int, seed: int, leaves_per_call: int | None = None, break_ties: bool = True
+    evaluate_fn, num_simulations: int, seed: int, leaves_per_call: int | None = None, break_ties: bool = False
 ):
     """``MCTSPlayer`` with ``num_simulations`` (>= 1), or ``PolicyPlayer`` for 0.
 
     ``leaves_per_call``: leaves per network call (virtual loss, ``mcts.minibatch``); default
     ``mcts.minibatch.DEFAULT_LEAVES_PER_CALL``. ``break_ties``: ties between equally visited moves
-    go to the generator seeded by ``seed`` (False: to the lowest move index, as the engine protocol
-    promises).
+    go to the generator seeded by ``seed`` (default False: to the lowest move index, as the engine
+    protocol promises).
     """
     if num_simulations == 0:
         return PolicyPlayer(evaluate_fn, rng=seed, name="model (policy)")

@@ -14,10 +14,10 @@ class MCTSPlayer:
     """A network guiding PUCT search (``mcts.run_puct``): plays the most visited root child.
 
     No root noise and greedy move choice (arena and play searches use no Dirichlet noise; the robust child, Browne et al. 2012, sec. 3.3.3): ties between equally visited
-    children are broken by ``rng`` (``break_ties=True``, seeded games: an untrained network ties
-    often and the lowest index would always play the same move), or go to the lowest action index
-    (``break_ties=False``, where the same position must give the same answer: the engine protocol,
-    docs/engine_protocol.md).
+    children go to the lowest action index (``break_ties=False``, the default: the same position gives
+    the same answer, as the engine protocol of docs/engine_protocol.md and the mistake rates of
+    arena/accuracy.py need), or are broken by ``rng`` (``break_ties=True``: an untrained network
+    ties often, and the lowest index would always play the same move).
 
     Args:
         evaluate_fn: batched evaluator, ``(observations [B, C, H, W] float32, legal_mask [B, A]
@@ -45,7 +45,7 @@ class MCTSPlayer:
         name: str | None = None,
         leaves_per_call: int = 1,
         time_limit: float | None = None,
-        break_ties: bool = True,
+        break_ties: bool = False,
     ) -> None:
         from mcts import PUCTConfig
 

@@ -8,7 +8,7 @@ arrays, so recording costs one vectorised write per ply. Finished games are hand
 
 The search is PUCT (``mcts.PUCTConfig``: Dirichlet root noise, moves sampled by visit count at a
 temperature for the first ``temperature_plies`` plies, then greedy; Silver et al. 2017, Methods,
-"Self-play"; greedy ties between equally visited moves go to the seeded generator,
+"Self-play"; greedy ties between equally visited moves go to the run's seeded generator,
 ``mcts.select_actions``; with ``solver`` on, proven results override the counts, ``mcts.solver_visit_counts``)
 or Gumbel (``mcts.GumbelConfig``: the Sequential Halving winner is played and the completed-Q
 improved policy is the policy target; Danihelka et al. 2022).

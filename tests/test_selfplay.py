@@ -61,7 +61,7 @@ def test_greedy_phase_plays_the_largest_policy_entry_for_both_colours(name):
     for record in records:
         for ply in range(2, record.num_positions):
             policy = record.policies[ply]
-            # a largest entry; ties between equally visited moves go to the seeded generator
+            # a largest entry; ties between equally visited moves go to the run's seeded generator
             assert policy[record.actions[ply]] == policy.max()
             colours_seen.add(int(record.to_play[ply]))
     assert colours_seen == {0, 1}

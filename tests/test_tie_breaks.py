@@ -1,4 +1,4 @@
-"""Ties between equally visited moves: broken by the seeded generator in self-play
+"""Ties between equally visited moves: broken by a seeded generator in self-play
 (``select_actions(..., break_ties=True)``), by the lowest index where determinism is promised."""
 
 from __future__ import annotations
@@ -56,18 +56,23 @@ def test_selfplay_with_subtree_reuse_starts_each_search_from_the_played_child():
     assert plain._tree is None
 
 
-def test_seeded_arena_players_break_ties_and_the_engine_keeps_the_lowest_index():
+def test_players_break_ties_when_asked_and_the_engine_keeps_the_lowest_index():
     from arena.model_player import make_model_player
     from arena.network_players import MCTSPlayer
 
     game = games.make("tictactoe")
     state = game.initial_state()
     # the zero net and 9 simulations: every first move gets one visit
-    seeded = {MCTSPlayer(uniform_evaluator, num_simulations=9, rng=seed).select_action(game, state)
+    seeded = {MCTSPlayer(uniform_evaluator, num_simulations=9, rng=seed, break_ties=True).select_action(game, state)
               for seed in range(40)}
     assert len(seeded) >= 5
-    assert MCTSPlayer(uniform_evaluator, num_simulations=9, rng=3).select_action(game, state) == MCTSPlayer(
-        uniform_evaluator, num_simulations=9, rng=3).select_action(game, state)  # one seed, one choice
+    def player(seed, **options):
+        return MCTSPlayer(uniform_evaluator, num_simulations=9, rng=seed, **options)
+
+    assert player(3, break_ties=True).select_action(game, state) == player(3, break_ties=True).select_action(
+        game, state
+    )  # one seed, one choice
+    assert {player(seed).select_action(game, state) for seed in range(10)} == {0}  # the default: lowest index
     engine = {make_model_player(uniform_evaluator, 9, seed, break_ties=False).select_action(game, state)
               for seed in range(10)}
     assert engine == {0}
