@@ -31,7 +31,6 @@ import numpy as np
 
 from games.connect4.book import BOOK_PATH
 from games.connect4.layout import mirror_bits, move_bit, top_mask
-from networks.atomic import atomic_write
 from games.connect4.solver import (
     MIN_SCORE,
     NUM_CELLS,
@@ -41,6 +40,7 @@ from games.connect4.solver import (
     has_four,
     parse_moves,
 )
+from networks.atomic import atomic_write
 
 
 def canonical_key(position: int, mask: int) -> int:
