@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             verify=not args.no_verify,
         )
     except (FileNotFoundError, ValueError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"export-model: error: {error}", file=sys.stderr)
         return 2
     print(f"exported {metadata.config.name} for {metadata.game_name} v{metadata.game_version} to {out}")
     return 0

@@ -525,3 +525,24 @@ def test_a_resumed_run_keeps_its_saved_config_but_what_the_command_line_changes(
     saved["mcts"]["no_such_key"] = 1
     with pytest.raises(ValueError, match="no_such_key"):
         resume_config(saved, composed, set())
+
+
+def test_a_run_that_played_no_game_says_its_best_model_is_untrained():
+    from trainer.cli import finish_message
+    from trainer.loop import RunSummary
+
+    empty = RunSummary("out/r", 0, 0, 0, 0, 0, 0, 139.0, "max_minutes")
+    lines = finish_message(empty, 1.0).splitlines()
+    assert lines[0] == (
+        "run finished (max_minutes): 0 steps, 0 games, best version 0 (0 promotions in 0 gates), 139 s; "
+        "outputs in out/r"
+    )
+    assert len(lines) == 2 and "within run.max_minutes=1:" in lines[1] and "untrained" in lines[1]
+    played = RunSummary("out/r", 20, 43, 400, 10, 1, 2, 67.0, "max_steps")
+    assert finish_message(played, 3.0) == (
+        "run finished (max_steps): 20 steps, 43 games, best version 10 (1 promotions in 2 gates), 67 s; "
+        "outputs in out/r"
+    )
+    # a run stopped by Ctrl-C before its first game gets no budget hint
+    stopped = RunSummary("out/r", 0, 0, 0, 0, 0, 0, 20.0, "interrupted")
+    assert len(finish_message(stopped, 1.0).splitlines()) == 1

@@ -172,7 +172,7 @@ def test_export_model_command(tmp_path, capsys):
     np.testing.assert_allclose(evaluator.forward(observations)[0], logits.numpy(), atol=1e-5, rtol=0)
 
     assert export_cli_main([str(tmp_path / "missing.pt"), str(tmp_path / "o2")]) == 2
-    assert "error: model weights file not found" in capsys.readouterr().err
+    assert capsys.readouterr().err.startswith("export-model: error: model weights file not found")
     (tmp_path / "junk.pt").write_bytes(b"\x00garbage")
     assert export_cli_main([str(tmp_path / "junk.pt"), str(tmp_path / "o2")]) == 2
     assert "error: cannot read model weights" in capsys.readouterr().err

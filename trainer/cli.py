@@ -53,11 +53,34 @@ def _main(cfg: DictConfig) -> None:
         summary = training.run()
     except (ValueError, RunStopped) as exc:  # a clear message and exit status 1, no traceback
         raise SystemExit(f"train: {exc}") from None
-    print(
+    print(finish_message(summary, config.run.max_minutes))
+
+
+def finish_message(summary, max_minutes: float | None) -> str:
+    """The line ``train`` prints when a run ends, and a hint when it played no self-play game.
+
+    Args:
+        summary: the run's ``trainer.loop.RunSummary``.
+        max_minutes: the run's ``run.max_minutes`` (None: no wall-clock budget).
+
+    Returns:
+        ``run finished (REASON): ...``; when the wall-clock budget ended before any game finished,
+        a second line saying that ``best/`` holds the untrained network and that starting Ray and
+        the actors took the budget.
+    """
+    line = (
         f"run finished ({summary.stopped_by}): {summary.steps} steps, {summary.games} games, "
         f"best version {summary.best_version} ({summary.promotions} promotions in {summary.gates} gates), "
         f"{summary.seconds:.0f} s; outputs in {summary.run_dir}"
     )
+    if summary.games == 0 and summary.steps == 0 and summary.stopped_by == "max_minutes":
+        line += (
+            f"\nno self-play game finished within run.max_minutes={max_minutes:g}: starting Ray and "
+            "the self-play actors (and compiling the game's kernels on a first run) took it all, so "
+            "best/ holds the untrained network; give the run more minutes "
+            "(resume=DIR run.max_minutes=N continues it)"
+        )
+    return line
 
 
 def _resumed_config(config, run_dir: Path, overrides: list[str]):
