@@ -17,7 +17,9 @@ class MCTSPlayer:
     children go to the lowest action index (``break_ties=False``, the default: the same position gives
     the same answer, as the engine protocol of docs/engine_protocol.md and the mistake rates of
     arena/accuracy.py need), or are broken by ``rng`` (``break_ties=True``: an untrained network
-    ties often, and the lowest index would always play the same move).
+    ties often, and the lowest index would always play the same move); then the highest Q among
+    the tied children wins, and the generator picks among equal Q values. ``mcts:`` player specs
+    (arena/specs.py) are seeded arena players and break ties; the engine protocol does not.
 
     Args:
         evaluate_fn: batched evaluator, ``(observations [B, C, H, W] float32, legal_mask [B, A]
@@ -29,7 +31,7 @@ class MCTSPlayer:
             1 (the default) is ``mcts.run_puct``'s search, one leaf per call.
         time_limit: seconds per move, or None: the search stops starting rounds after it, and
             ``num_simulations`` is then the most simulations a move (``mcts.minibatch``).
-        break_ties: break ties between the most visited children with ``rng``.
+        break_ties: break ties between the most visited children by Q value, then with ``rng``.
 
     Raises:
         ValueError: if ``num_simulations`` < 1, ``c_puct`` < 0 (from ``mcts.PUCTConfig``),
@@ -78,7 +80,11 @@ class MCTSPlayer:
             output = run_puct(game, row, self.evaluate_fn, self.config, self.rng, add_root_noise=False)
         visits = output.visit_counts[0].astype(np.int64)
         if self.break_ties:
-            best = int(argmax_random_ties(visits[None], self.rng)[0])
+            # the most visited children; among them the highest Q, then the generator
+            most = visits == visits.max()
+            q_values = output.q_values[0].astype(np.float64)
+            best_q = np.where(most, q_values, -2.0)  # -2: below every Q value in [-1, 1]
+            best = int(argmax_random_ties(best_q[None], self.rng)[0])
         else:
             best = int(np.argmax(visits))
         return Analysis(

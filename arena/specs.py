@@ -243,4 +243,5 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
         rng=rng,
         name=name,
         leaves_per_call=options.get("batch", DEFAULT_LEAVES_PER_CALL),
+        break_ties=True,  # a seeded arena game: ties between equally visited moves go to the generator
     )

@@ -76,3 +76,53 @@ def test_players_break_ties_when_asked_and_the_engine_keeps_the_lowest_index():
     engine = {make_model_player(uniform_evaluator, 9, seed, break_ties=False).select_action(game, state)
               for seed in range(10)}
     assert engine == {0}
+
+
+def test_a_seeded_player_takes_the_higher_q_among_equally_visited_moves():
+    """``X . . / O X . / O . .``, X to move, wins at cell 8: a network with prior 0.6 on cell 1 and
+    0.4 on cell 8, value 0, and 2 simulations (one leaf a call) give each one visit, cell 1 first;
+    the win's Q is +1 and cell 1's 0, so every seed plays 8 (the lowest index would play 1), and
+    the reported value is +1."""
+    from arena.network_players import MCTSPlayer
+
+    game = games.make("tictactoe")
+    state = game.state_from_board("X . . / O X . / O . .")
+
+    def two_moves(observations, legal_mask):
+        priors = np.zeros(legal_mask.shape, dtype=np.float32)
+        priors[:, 1], priors[:, 8] = 0.6, 0.4
+        priors = np.where(legal_mask, priors, 0.0).astype(np.float32)
+        priors /= np.maximum(priors.sum(axis=1, keepdims=True), 1e-9)
+        return priors, np.zeros(legal_mask.shape[0], dtype=np.float32)
+
+    for seed in range(20):
+        analysis = MCTSPlayer(two_moves, num_simulations=2, rng=seed, break_ties=True).analyze(game, state)
+        assert analysis.visit_counts.tolist() == [0, 1, 0, 0, 0, 0, 0, 0, 1]
+        assert analysis.best_action == 8 and analysis.value == 1.0
+    lowest = MCTSPlayer(two_moves, num_simulations=2, rng=0).analyze(game, state)
+    assert lowest.best_action == 1  # the engine protocol's rule, for contrast
+
+
+def test_arena_model_players_break_ties_with_their_seed(tmp_path):
+    """``mcts:model=...`` in a seeded arena game: the untrained network's equal first-move visits
+    go to the player's generator (several first moves over seeds), one seed one choice."""
+    torch = __import__("pytest").importorskip("torch")
+    from arena.specs import build_player
+    from networks import NetworkConfig, build_network
+    from networks.checkpoint import save_model
+
+    game = games.make("tictactoe")
+    torch.manual_seed(0)
+    config = NetworkConfig(kind="mlp", mlp_hidden=(8,), value_hidden=4)
+    model = build_network(config, game.observation_shape, game.num_actions)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.zero_()  # uniform priors and value 0: every first move gets one visit
+    path = save_model(tmp_path / "model.pt", model, config, game.name, game.version)
+    state = game.initial_state()
+    firsts = [build_player(f"mcts:model={path},sims=9,batch=1,seed={seed}", game).select_action(game, state)
+              for seed in range(12)]
+    assert len(set(firsts)) >= 4
+    again = [build_player(f"mcts:model={path},sims=9,batch=1,seed={seed}", game).select_action(game, state)
+             for seed in range(12)]
+    assert firsts == again
