@@ -13,6 +13,7 @@ Syntax: ``KIND`` or ``KIND:KEY=VALUE[,KEY=VALUE...]``, for example::
     mcts:model=PATH,sims=200    a network with PUCT search (batch=8: leaves per network call;
                                 time=0.5: 0.5 s per move, at most MAX_TIMED_SIMULATIONS or sims)
     policy:model=PATH           the network alone: argmax of the masked policy
+                                (every kind with model= takes threads=N: the network's CPU threads)
     human                       moves typed on stdin
 
 Every kind accepts ``seed=INT`` (default: the caller's seed, else 0), so every player is
@@ -33,14 +34,14 @@ from games.base import Game
 SPEC_OPTIONS: dict[str, dict[str, type]] = {
     "random": {"seed": int},
     "minimax": {"seed": int},
-    "alphabeta": {"depth": int, "time": float, "model": str, "seed": int},
+    "alphabeta": {"depth": int, "time": float, "model": str, "threads": int, "seed": int},
     "uct": {"sims": int, "c": float, "seed": int},
     "expectimax": {"depth": int, "time": float, "seed": int},
     "star1": {"depth": int, "time": float, "seed": int},
     "star2": {"depth": int, "time": float, "seed": int},
     "solver": {"seed": int},
-    "mcts": {"model": str, "sims": int, "time": float, "c_puct": float, "batch": int, "seed": int},
-    "policy": {"model": str, "seed": int},
+    "mcts": {"model": str, "sims": int, "time": float, "c_puct": float, "batch": int, "threads": int, "seed": int},
+    "policy": {"model": str, "threads": int, "seed": int},
     "human": {"seed": int},
 }
 #: kinds searched by ``search.expectimax.ChanceSearch`` (the kind is its algorithm)
@@ -149,8 +150,9 @@ def _convert(text: str, key: str, value: str, kind: type):
 _EVALUATORS: dict[tuple[str, str], object] = {}
 
 
-def load_model_evaluator(path: str, game: Game):
-    """An evaluator for ``path`` (export folder: ONNX Runtime; ``.pt`` file: torch), cached per path.
+def load_model_evaluator(path: str, game: Game, num_threads: int | None = None):
+    """An evaluator for ``path`` (export folder: ONNX Runtime; ``.pt`` file: torch), cached per path
+    and thread count (``networks.loading.load_evaluator``; ``None``: the library's default).
 
     Raises:
         FileNotFoundError: if ``path`` does not exist.
@@ -159,9 +161,9 @@ def load_model_evaluator(path: str, game: Game):
     from networks.loading import load_evaluator
 
     resolved = str(Path(path).expanduser().resolve())
-    key = (resolved, game.name)
+    key = (resolved, game.name, num_threads)
     if key not in _EVALUATORS:
-        evaluator = load_evaluator(resolved, expected_game=game)
+        evaluator = load_evaluator(resolved, expected_game=game, num_threads=num_threads)
         _EVALUATORS[key] = evaluator.evaluate if hasattr(evaluator, "evaluate") else evaluator
     return _EVALUATORS[key]
 
@@ -205,7 +207,7 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
         from arena.hybrid_player import HybridAlphaBetaPlayer
 
         return HybridAlphaBetaPlayer(
-            game, load_model_evaluator(options["model"], game), depth=options.get("depth"),
+            game, load_model_evaluator(options["model"], game, options.get("threads")), depth=options.get("depth"),
             time_limit=options.get("time"), rng=rng, name=name,
         )
     if kind in CHANCE_SEARCH_KINDS:
@@ -229,7 +231,7 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
         return players.SolverPlayer(rng=rng, name=name)
     if kind == "human":
         return players.HumanPlayer(rng=rng, name=name, **human_streams)
-    evaluate_fn = load_model_evaluator(options["model"], game)
+    evaluate_fn = load_model_evaluator(options["model"], game, options.get("threads"))
     if kind == "policy":
         return players.PolicyPlayer(evaluate_fn, rng=rng, name=name)
     from mcts.minibatch import DEFAULT_LEAVES_PER_CALL

@@ -21,7 +21,13 @@ def is_export(path: str | os.PathLike) -> bool:
     return path.name in (SIDECAR_FILE, ONNX_FILE, WEIGHTS_FILE) and (path.parent / SIDECAR_FILE).is_file()
 
 
-def load_evaluator(path: str | os.PathLike, expected_game=None, device: str = "auto", backend: str = "auto"):
+def load_evaluator(
+    path: str | os.PathLike,
+    expected_game=None,
+    device: str = "auto",
+    backend: str = "auto",
+    num_threads: int | None = None,
+):
     """An evaluator for the model at ``path``.
 
     Args:
@@ -31,6 +37,9 @@ def load_evaluator(path: str | os.PathLike, expected_game=None, device: str = "a
         device: for the torch backend: ``"auto"``, ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
         backend: ``"auto"`` (ONNX Runtime for an export folder, torch for a weights file),
             ``"onnx"`` or ``"torch"`` (an export folder is then rebuilt from its safetensors).
+        num_threads: ``None`` (the library's default: one thread per core) or threads >= 1 for the
+            network: ONNX Runtime's intra-op threads of this session, or for torch
+            ``torch.set_num_threads`` (process-wide).
 
     Returns:
         A ``TorchEvaluator`` or an ``OnnxEvaluator``; both have ``evaluate(observations [B, C, H, W]
@@ -38,11 +47,14 @@ def load_evaluator(path: str | os.PathLike, expected_game=None, device: str = "a
 
     Raises:
         FileNotFoundError: if ``path`` does not exist.
-        ValueError: for an unknown ``backend``, ``backend="onnx"`` with a weights file, or any load
+        ValueError: for an unknown ``backend``, ``backend="onnx"`` with a weights file, ``num_threads``
+            below 1, or any load
             error of :func:`networks.checkpoint.load_model` / :func:`networks.onnx_evaluator.load_exported`.
     """
     if backend not in ("auto", "onnx", "torch"):
         raise ValueError(f"backend: expected one of ['auto', 'onnx', 'torch'], got {backend!r}")
+    if num_threads is not None and (isinstance(num_threads, bool) or int(num_threads) != num_threads or num_threads < 1):
+        raise ValueError(f"num_threads: expected None or an integer >= 1, got {num_threads!r}")
     if not Path(path).exists():
         raise FileNotFoundError(f"model not found: {path}")
     exported = is_export(path)
@@ -51,8 +63,13 @@ def load_evaluator(path: str | os.PathLike, expected_game=None, device: str = "a
     if exported and backend in ("auto", "onnx"):
         from networks.onnx_evaluator import load_exported
 
-        return load_exported(path, expected_game=expected_game)
+        return load_exported(path, expected_game=expected_game, num_threads=num_threads)
     from networks.evaluator import TorchEvaluator
+
+    if num_threads is not None:
+        import torch
+
+        torch.set_num_threads(int(num_threads))
 
     if exported:
         from networks.export import load_exported_torch

@@ -55,7 +55,7 @@ def test_parse_spec_kinds_and_typed_options():
     [
         ("", "kinds"),
         ("alphazero", "expected one of"),
-        ("alphabeta:depht=5", r"unknown option 'depht'.*accepted: \['depth', 'model', 'seed', 'time'\]"),
+        ("alphabeta:depht=5", r"unknown option 'depht'.*accepted: \['depth', 'model', 'seed', 'threads', 'time'\]"),
         ("alphabeta", "depth=PLIES or time=SECONDS"),
         ("alphabeta:depth=0", ">= 1"),
         ("alphabeta:depth=x", "integer"),
@@ -130,6 +130,20 @@ def test_model_players_from_an_export_folder(tictactoe, tictactoe_model):
     legal = tictactoe.actions(p1)
     assert action in legal
     assert action == legal[int(np.argmax(policy.analyze(tictactoe, p1).priors[legal]))]
+
+
+def test_threads_option_sets_the_onnx_sessions_intra_op_threads(tictactoe, tictactoe_model):
+    from arena.specs import load_model_evaluator
+
+    one = load_model_evaluator(str(tictactoe_model), tictactoe, 1)
+    assert one.__self__.session.get_session_options().intra_op_num_threads == 1
+    two = load_model_evaluator(str(tictactoe_model), tictactoe, 2)
+    assert two.__self__.session.get_session_options().intra_op_num_threads == 2
+    player = build_player(f"mcts:model={tictactoe_model},sims=30,threads=1", tictactoe)
+    p1 = tictactoe.state_from_board("X X . / O O . / . . .")
+    assert player.select_action(tictactoe, p1) == 2
+    with pytest.raises(ValueError, match="threads.*integer >= 1"):
+        build_player(f"policy:model={tictactoe_model},threads=0", tictactoe)
 
 
 def test_model_spec_errors(tictactoe, connect4, tictactoe_model, tmp_path):

@@ -1,0 +1,108 @@
+"""Mistake rates of one model on a game's labelled sets at several search budgets; prints JSON.
+
+A mistake is a move whose game-theoretic outcome is worse than the best move's (``arena.accuracy``).
+Each budget is measured the way the training loop measures its best model
+(``arena.accuracy.network_mistake_rates``): all positions of a set searched together by greedy
+PUCT without root noise, the most visited move played, lowest index on ties. Budget 0 is the
+network's policy alone (the largest masked prior). ``--solver`` turns on the MCTS-solver
+(``mcts.PUCTConfig.solver``) in the searches.
+
+    python scripts/model_accuracy.py --model runs/c4/best --sims 0 64 200
+    python scripts/model_accuracy.py --model runs/c4/best --sims 200 --set end_easy --limit 300
+
+Output: ``{"model", "game", "sets": {name: positions}, "rates": {budget: {set: rate}},
+"mistakes": {budget: {set: count}}, "seconds": {budget: s}}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from arena.accuracy import available_sets, labelled_sets, network_actions  # noqa: E402
+from arena.model_player import load_model  # noqa: E402
+from games.labelled import LabelledSet, mistake_mask  # noqa: E402
+from mcts import PUCTConfig  # noqa: E402
+
+
+def policy_actions(game, evaluate_fn, labelled: LabelledSet, batch_size: int) -> np.ndarray:
+    """``[N]`` int64: the legal action with the largest prior, lowest index on ties."""
+    chunks = []
+    for begin in range(0, len(labelled), batch_size):
+        states = labelled.states[begin : begin + batch_size]
+        legal = game.legal_mask(states)
+        priors, _ = evaluate_fn(game.observation(states), legal)
+        chunks.append(np.argmax(np.where(legal, np.asarray(priors, dtype=np.float64), -1.0), axis=1))
+    return np.concatenate(chunks).astype(np.int64) if chunks else np.zeros(0, dtype=np.int64)
+
+
+def truncated(labelled: LabelledSet, limit: int | None) -> LabelledSet:
+    if limit is None or limit >= len(labelled):
+        return labelled
+    return LabelledSet(
+        name=labelled.name,
+        moves=list(labelled.moves[:limit]),
+        states=labelled.states[:limit],
+        outcomes=labelled.outcomes[:limit],
+        values=None if labelled.values is None else labelled.values[:limit],
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", required=True, help="a run's best/ folder, an export folder or a .pt file")
+    parser.add_argument("--sims", type=int, nargs="+", default=[0, 64, 200], help="budgets (0: policy alone)")
+    parser.add_argument("--set", action="append", dest="sets", help="set name (repeatable; default all)")
+    parser.add_argument("--limit", type=int, default=None, help="first N positions of each set")
+    parser.add_argument("--solver", action="store_true", help="MCTS-solver in the searches")
+    parser.add_argument("--batch", type=int, default=256, help="positions per search call")
+    args = parser.parse_args(argv)
+    if any(s < 0 for s in args.sims):
+        parser.error(f"--sims: expected budgets >= 0, got {args.sims}")
+    if args.limit is not None and args.limit < 1:
+        parser.error(f"--limit: expected >= 1, got {args.limit}")
+    try:
+        game, evaluate_fn = load_model(args.model)
+        names = args.sets if args.sets else available_sets(game)
+        sets = {name: truncated(ls, args.limit) for name, ls in labelled_sets(game, names).items()}
+    except (OSError, ValueError) as error:
+        print(f"model_accuracy: {error}", file=sys.stderr)
+        return 2
+    out = {
+        "model": args.model,
+        "game": game.name,
+        "solver": args.solver,
+        "sets": {name: len(ls) for name, ls in sets.items()},
+        "rates": {},
+        "mistakes": {},
+        "seconds": {},
+    }
+    for sims in args.sims:
+        start = time.perf_counter()
+        rates, counts = {}, {}
+        for name, ls in sets.items():
+            if sims == 0:
+                actions = policy_actions(game, evaluate_fn, ls, args.batch)
+            else:
+                config = PUCTConfig(num_simulations=sims, solver=args.solver)
+                actions = network_actions(game, evaluate_fn, config, ls, args.batch)
+            wrong = mistake_mask(ls.outcomes)[np.arange(len(ls)), actions]
+            counts[name] = int(wrong.sum())
+            rates[name] = float(wrong.mean()) if len(ls) else float("nan")
+        out["rates"][str(sims)] = rates
+        out["mistakes"][str(sims)] = counts
+        out["seconds"][str(sims)] = round(time.perf_counter() - start, 1)
+        print(json.dumps({"sims": sims, "rates": rates}), file=sys.stderr, flush=True)
+    print(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
