@@ -14,8 +14,11 @@ import games
 from arena.players import MCTSPlayer, PolicyPlayer
 
 
-def load_model(path: str, game_name: str | None = None):
+def load_model(path: str, game_name: str | None = None, num_threads: int | None = None):
     """``(game, evaluate_fn)`` for a model at ``path``; ONNX Runtime for an export folder.
+
+    ``num_threads``: the network's CPU threads (``networks.loading.load_evaluator``; ``None``: the
+    library's default).
 
     Raises:
         FileNotFoundError: if ``path`` does not exist.
@@ -32,10 +35,14 @@ def load_model(path: str, game_name: str | None = None):
         if game_name is not None and game_name != model_game:
             raise ValueError(f"{path}: the model plays {model_game!r}, not {game_name!r}")
         game = games.make(model_game)
-        return game, load_exported(path, expected_game=game).evaluate
+        return game, load_exported(path, expected_game=game, num_threads=num_threads).evaluate
     from networks.checkpoint import load_model as load_weights
     from networks.evaluator import TorchEvaluator
 
+    if num_threads is not None:
+        import torch
+
+        torch.set_num_threads(int(num_threads))
     model, metadata = load_weights(path, expected_game=game_name)
     game = games.make(metadata.game_name)
     return game, TorchEvaluator(model, device="cpu").evaluate

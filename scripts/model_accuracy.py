@@ -63,13 +63,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="first N positions of each set")
     parser.add_argument("--solver", action="store_true", help="MCTS-solver in the searches")
     parser.add_argument("--batch", type=int, default=256, help="positions per search call")
+    parser.add_argument("--threads", type=int, default=None, help="the network's CPU threads (default: one per core)")
     args = parser.parse_args(argv)
     if any(s < 0 for s in args.sims):
         parser.error(f"--sims: expected budgets >= 0, got {args.sims}")
     if args.limit is not None and args.limit < 1:
         parser.error(f"--limit: expected >= 1, got {args.limit}")
     try:
-        game, evaluate_fn = load_model(args.model)
+        game, evaluate_fn = load_model(args.model, num_threads=args.threads)
         names = args.sets if args.sets else available_sets(game)
         sets = {name: truncated(ls, args.limit) for name, ls in labelled_sets(game, names).items()}
     except (OSError, ValueError) as error:
