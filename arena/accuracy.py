@@ -8,7 +8,10 @@ Labelled positions come from the game (``Game.labelled_set_names``, ``Game.label
 ``games.labelled.LabelledSet``):
 
 * Connect Four: the project's solver-labelled sets (``games.connect4.positions``: exact Pons
-  score of every column; its sign is the outcome). One rate per set.
+  score of every column; its sign is the outcome). One rate per set. Measured only when named
+  (``Game.labelled_set_groups``): Pascal Pons' six published test sets, ``pons-end-easy`` ...
+  ``pons-begin-hard`` or the group ``pons`` (``games.connect4.pons``: read beside the checkout,
+  every move's win/draw/loss from a cache that ``scripts/label_pons_sets.py`` fills).
 * Tic-tac-toe: every reachable non-terminal position (4,520), labelled by exhaustive negamax
   (``games.exhaustive``), as the single set ``"all"``.
 
@@ -98,25 +101,34 @@ def labelled_sets(game: Game, sets: Iterable | None = None) -> dict[str, Labelle
 
     Args:
         game: any game; named sets come from ``game.labelled_set(name)``.
-        sets: None for every available set, or an iterable of set names, ``LabelledSet`` objects
-            or objects with a ``to_labelled_set(game)`` method (such as
-            ``games.connect4.positions.PositionSet``).
+        sets: None for every available set (``Game.labelled_set_names``), or an iterable of set
+            names, group names (``Game.labelled_set_groups``: Connect Four's ``"pons"`` is
+            Pons' six sets, ``"pons-end-easy"`` ...), ``LabelledSet`` objects or objects with a
+            ``to_labelled_set(game)`` method (such as ``games.connect4.positions.PositionSet``).
 
     Raises:
-        ValueError: for an unknown set name (the message lists the known ones).
+        ValueError: for an unknown set name (the message lists the known ones), or as
+            ``game.labelled_set``.
     """
+    groups = game.labelled_set_groups()
     known = available_sets(game)
+    named = known + [name for members in groups.values() for name in members if name not in known]
     if sets is None:
         sets = known
     elif isinstance(sets, str):
         sets = [sets]
-    out: dict[str, LabelledSet] = {}
+    expanded: list = []
     for item in sets:
+        expanded.extend(groups[item] if isinstance(item, str) and item in groups else [item])
+    out: dict[str, LabelledSet] = {}
+    for item in expanded:
         if isinstance(item, LabelledSet):
             out[item.name] = item
         elif isinstance(item, str):
-            if item not in known:
-                raise ValueError(f"unknown position set {item!r} for {game.name}; expected one of {known}")
+            if item not in named:
+                raise ValueError(
+                    f"unknown position set {item!r} for {game.name}; expected one of {named + list(groups)}"
+                )
             out[item] = game.labelled_set(item)
         elif hasattr(item, "to_labelled_set"):
             out[item.name] = item.to_labelled_set(game)

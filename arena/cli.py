@@ -5,6 +5,7 @@ Usage::
     arena PLAYER_A PLAYER_B --game connect4 --games 20 [--seed 0] [--json] [--out games.json]
     arena --ladder random uct:sims=1000 alphabeta:depth=3 solver --game connect4 --games 10
     arena accuracy PLAYER --game connect4 [--set middle_easy ...] [--limit N] [--json]
+    arena accuracy PLAYER --game connect4 --set pons   (Pons' six sets; or --set pons-end-easy ...)
     arena expected-value A.json B.json [--json]     # poker policies, exactly: arena/policy_compare.py
 
 Players are specs (``arena.specs``): ``random``, ``minimax``, ``alphabeta:depth=5``,
@@ -142,7 +143,11 @@ def _accuracy_parser() -> argparse.ArgumentParser:
         dest="sets",
         action="append",
         metavar="NAME",
-        help="labelled set (repeatable; default all; tic-tac-toe: 'all')",
+        help="labelled set (repeatable; default: the game's own sets; tic-tac-toe: 'all'). Connect "
+        "Four also has Pascal Pons' six test sets, measured only when named: pons-end-easy, "
+        "pons-middle-easy, pons-middle-medium, pons-begin-easy, pons-begin-medium, pons-begin-hard, "
+        "or 'pons' for all six (read from ../shared/data/connect4/ or $TABULA_PONS_DIR; label them "
+        "first with scripts/label_pons_sets.py)",
     )
     parser.add_argument(
         "--set-file",

@@ -70,6 +70,8 @@ class GatingWorker:
             (``opening_plies``) and ``gate_decision``.
         seed: seeds the openings: each match draws its own opening seed from one generator, and
             within a match games 2p and 2p+1 share pair p's opening, once with each colour.
+        extra_labelled_sets: set or group names measured besides the game's own labelled sets
+            (``arena.accuracy.labelled_sets``; Connect Four: ``"pons"`` or ``"pons-end-easy"``, ...).
     """
 
     def __init__(
@@ -82,6 +84,7 @@ class GatingWorker:
         opening_random_plies: int,
         seed: int,
         torch_threads: int = 1,
+        extra_labelled_sets: tuple = (),
     ) -> None:
         import torch
 
@@ -102,6 +105,8 @@ class GatingWorker:
         self.threshold = float(threshold)
         self.opening_random_plies = int(opening_random_plies)
         self.rng = np.random.default_rng([seed, 7])
+        self.extra_labelled_sets = tuple(str(name) for name in extra_labelled_sets)
+        self._labelled = None  # the sets, read once on the first measurement
 
     def mistake_rates(self, version: int, weights: Mapping) -> dict:
         """Mistake rates of ``weights`` with the arena's greedy search on every labelled set of the
@@ -109,7 +114,14 @@ class GatingWorker:
         from arena.accuracy import network_mistake_rates
 
         self.candidate.set_weights({k: np.array(_to_numpy(v)) for k, v in weights.items()}, version=version)
-        rates = network_mistake_rates(self.game, self.candidate.evaluate, self.puct_config)
+        if self._labelled is None:
+            from arena.accuracy import labelled_sets
+
+            names = self.game.labelled_set_names()
+            if self.extra_labelled_sets:
+                names = list(names) + list(self.extra_labelled_sets)
+            self._labelled = list(labelled_sets(self.game, names).values())
+        rates = network_mistake_rates(self.game, self.candidate.evaluate, self.puct_config, self._labelled)
         return {"version": int(version), "rates": {name: float(rate) for name, rate in rates.items()}}
 
     def gate(self, candidate_version: int, candidate_weights: Mapping, best_version: int, best_weights: Mapping) -> GateResult:

@@ -456,6 +456,13 @@ class Game(ABC):
         """Names of the positions labelled by perfect play that this game ships (default: none)."""
         return []
 
+    def labelled_set_groups(self) -> dict[str, list[str]]:
+        """Further labelled sets, measured only when named (never by default, so not in
+        ``labelled_set_names``): ``{group name: [set names]}``; ``labelled_set`` accepts each set
+        name. Default: none (Connect Four: Pons' six test sets, ``games.connect4.pons``, when
+        their files are present)."""
+        return {}
+
     def labelled_set(self, name: str):
         """The labelled set ``name``: a ``games.labelled.LabelledSet``.
 

@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from games.connect4.pons import data_dir
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DIR = REPO_ROOT.parent / "shared"
-CONNECT4_TEST_SETS = SHARED_DIR / "data" / "connect4"
+#: Pons' test sets: ``../shared/data/connect4`` beside the checkout, or ``$TABULA_PONS_DIR``
+CONNECT4_TEST_SETS = data_dir()
 
 
 @pytest.fixture

@@ -136,6 +136,8 @@ class ArenaSchema:
     num_simulations: int = 64
     opening_random_plies: int = 2  # seeded random plies at the start of each arena game
     num_cpus: float = 0.0  # CPUs reserved for the gating actor; 0 shares them with self-play
+    # labelled sets measured besides the game's own (Connect Four: "pons" or "pons-end-easy", ...)
+    extra_labelled_sets: List[str] = field(default_factory=list)
 
 
 @dataclass
@@ -378,9 +380,15 @@ def validate(config: TrainSchema) -> None:
             )
         else:
             try:
-                games.make(name)
+                game = games.make(name)
             except ValueError as exc:  # an OpenSpiel game that does not load or is refused
                 errors.append(f"game.openspiel: {exc}")
+            else:
+                groups = game.labelled_set_groups()
+                accepted = list(game.labelled_set_names()) + list(groups) + [n for m in groups.values() for n in m]
+                unknown = [n for n in config.arena.extra_labelled_sets if n not in accepted]
+                if unknown:
+                    errors.append(f"arena.extra_labelled_sets: expected names from {accepted}, got {unknown}")
     try:
         network_config(config)
     except ValueError as exc:

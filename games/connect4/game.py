@@ -230,14 +230,28 @@ class ConnectFour(bb.BitboardGame):
 
         return position_set_names()
 
+    def labelled_set_groups(self) -> dict[str, list[str]]:
+        """``{"pons": [...]}``: Pascal Pons' test sets whose files are present beside the checkout
+        (``games.connect4.pons``: ``pons-end-easy`` ... ``pons-begin-hard``); ``{}`` without them."""
+        from games.connect4 import pons
+
+        present = pons.available()
+        return {pons.GROUP: present} if present else {}
+
     def labelled_set(self, name: str):
-        """The shipped set ``name`` as a ``games.labelled.LabelledSet`` (outcome = sign of score).
+        """The shipped set ``name`` as a ``games.labelled.LabelledSet`` (outcome = sign of score),
+        or a Pons set (``pons-...``: its cached labelled lines, ``games.connect4.pons.labelled_set``).
 
         Raises:
-            ValueError: for an unknown name (the message lists the known ones).
+            ValueError: for an unknown name (the message lists the known ones), or a Pons set
+                with no cached labels (the message gives the command that labels it).
+            FileNotFoundError: for a Pons set whose file is absent.
         """
+        from games.connect4 import pons
         from games.connect4.positions import load_position_set
 
+        if name in pons.SETS:
+            return pons.labelled_set(name, self)
         names = self.labelled_set_names()
         if name not in names:
             raise ValueError(f"unknown position set {name!r} for {self.name}; expected one of {names}")

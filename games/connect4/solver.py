@@ -52,9 +52,11 @@ from games.connect4.solver_kernels import (
     DEFAULT_TT_SIZE,
     MAX_SCORE,
     MIN_SCORE,
+    NO_OUTCOME,
     NO_SCORE,
     _analyze,
     _optimal_moves,
+    _outcomes,
     _solve_many,
 )
 
@@ -228,6 +230,30 @@ class Solver:
         self.node_count = int(nodes[0])
         return [None if s == NO_SCORE else int(s) for s in scores]
 
+    def outcomes_parsed(self, position: Position) -> np.ndarray:
+        """Win/draw/loss of each of the 7 columns of a parsed position, for the side to move.
+
+        A weak solve: one ``(-1, 1)`` window search per column finds the sign of its score without
+        the score (Pons, "Solving Connect 4", part 7), so it costs far fewer nodes than
+        :meth:`analyze`; ``np.sign(analyze(...))`` is the same answer.
+
+        Returns:
+            `[7]` int8: +1 the move wins, 0 draws, -1 loses under perfect play; ``NO_OUTCOME``
+            (-2) for a full column (every entry on a full board).
+        """
+        outcomes = np.zeros(WIDTH, dtype=np.int64)
+        nodes = np.zeros(1, dtype=np.int64)
+        _outcomes(position.position, position.mask, position.num_moves, *self._args(), outcomes, nodes)
+        self.node_count = int(nodes[0])
+        return outcomes.astype(np.int8)
+
+    def outcomes(self, moves: str, allow_empty: bool = False) -> np.ndarray:
+        """:meth:`outcomes_parsed` of a move string.
+
+        Raises:
+            ValueError: as :func:`parse_moves`.
+        """
+        return self.outcomes_parsed(parse_moves(moves, allow_empty))
 
     def optimal_moves_parsed(self, position: Position) -> tuple[int, np.ndarray]:
         """Exact score of a parsed, unfinished position and the columns that keep it.

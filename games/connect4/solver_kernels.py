@@ -400,3 +400,56 @@ def _optimal_moves(
         optimal[col] = child_score == -score
     nodes[0] = counters[0]
     return score
+
+
+#: Outcome code of a full column in the arrays filled by :func:`_outcomes`.
+NO_OUTCOME = -2
+
+
+@njit(cache=True)
+def _outcomes(position, mask, num_moves, table, book_keys, book_values, book_depth, use_mirror, outcomes, nodes):
+    """Win/draw/loss of every column for the side to move into ``outcomes`` (`[7]` int64: +1 win,
+    0 draw, -1 loss, ``NO_OUTCOME`` for a full column).
+
+    A weak solve (Pons part 7, "weak solver"): each child is searched once with the window
+    ``(-1, 1)``, which finds the sign of its score but not the score itself, far fewer nodes than
+    the exact score :func:`_analyze` narrows to. The transposition table holds bounds on exact
+    scores, so it is shared with exact solves.
+    """
+    stack = np.zeros((_MAX_PLIES, 8), dtype=np.int64)
+    move_stack = np.zeros((_MAX_PLIES, WIDTH), dtype=np.int64)
+    counters = np.zeros(1, dtype=np.int64)
+    wins = winning_cells(position, mask)
+    for col in range(WIDTH):
+        if mask & TOP_MASKS[col]:
+            outcomes[col] = NO_OUTCOME
+            continue
+        move = (mask + BOTTOM_MASK) & COLUMN_MASKS[col]
+        if move & wins:
+            outcomes[col] = 1
+            continue
+        child_position = position ^ mask
+        child_mask = mask | move
+        child_moves = num_moves + 1
+        if child_moves == NUM_CELLS:
+            outcomes[col] = 0  # the last cell, no four in a row
+        elif _can_win_next(child_position, child_mask):
+            outcomes[col] = -1
+        else:
+            r = _negamax(
+                child_position,
+                child_mask,
+                child_moves,
+                -1,
+                1,
+                table,
+                book_keys,
+                book_values,
+                book_depth,
+                use_mirror,
+                stack,
+                move_stack,
+                counters,
+            )
+            outcomes[col] = 1 if r <= -1 else (-1 if r >= 1 else 0)
+    nodes[0] = counters[0]
