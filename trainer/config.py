@@ -384,8 +384,9 @@ def validate(config: TrainSchema) -> None:
             except ValueError as exc:  # an OpenSpiel game that does not load or is refused
                 errors.append(f"game.openspiel: {exc}")
             else:
-                groups = game.labelled_set_groups()
-                accepted = list(game.labelled_set_names()) + list(groups) + [n for m in groups.values() for n in m]
+                groups = getattr(game, "labelled_set_groups", dict)()  # imperfect-information games have none
+                own = getattr(game, "labelled_set_names", list)()
+                accepted = list(own) + list(groups) + [n for m in groups.values() for n in m]
                 unknown = [n for n in config.arena.extra_labelled_sets if n not in accepted]
                 if unknown:
                     errors.append(f"arena.extra_labelled_sets: expected names from {accepted}, got {unknown}")
