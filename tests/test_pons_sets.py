@@ -6,8 +6,6 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import games
 from arena.accuracy import labelled_sets, player_mistake_rates
@@ -73,28 +71,6 @@ def test_outcomes_are_the_signs_of_exact_scores(solver, own):
     for moves, scores in zip(own_set.moves[:30], own_set.scores[:30]):
         expected = np.where(scores == -128, -2, np.sign(scores.astype(np.int64)))
         assert solver.outcomes(moves).tolist() == expected.tolist(), moves
-
-
-@settings(max_examples=12, deadline=None)
-@given(st.lists(st.integers(0, 6), min_size=24, max_size=34), st.integers(0, 2**32 - 1))
-def test_outcomes_match_exact_scores_on_random_positions(solver, columns, seed):
-    """Random legal positions of 24 plies or more (fewer when a move would end the game):
-    outcome == sign(analyze) for every column."""
-    rng = np.random.default_rng(seed)
-    game = games.make("connect4")
-    state = game.initial_state()
-    moves = ""
-    for c in columns:
-        legal = np.flatnonzero(game.legal_actions_mask(state))
-        col = int(c) if c in legal else int(rng.choice(legal))
-        next_state = game.next_state(state, col)
-        if game.is_terminal(next_state):
-            break
-        state, moves = next_state, moves + str(col + 1)
-    if not moves:
-        return
-    exact = solver.analyze(moves)
-    assert solver.outcomes(moves).tolist() == [-2 if s is None else int(np.sign(s)) for s in exact]
 
 
 # --------------------------------------------------------------------------- reading set files
