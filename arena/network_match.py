@@ -39,6 +39,20 @@ def search_moves(
     return np.asarray(select_actions(output.visit_counts, 0.0, rng, break_ties=break_ties), dtype=np.int64)
 
 
+def _play_chance(game: Game, states: np.ndarray, moves: list, dice: list) -> None:
+    """Play every chance state of ``states`` (in place) with its game's dice generator; the
+    outcomes join the games' move lists. Searches only ever see decision states."""
+    while True:
+        chance = np.flatnonzero(game.is_chance(states))
+        if not chance.size:
+            return
+        for index in chance:
+            row = states[index : index + 1]
+            outcome = game.sample_chance(row, dice[index])
+            states[index] = game.apply_chance(row, outcome)[0]
+            moves[index].append(int(outcome[0]))
+
+
 def run_network_match(
     game: Game,
     evaluate_a,
@@ -51,6 +65,9 @@ def run_network_match(
     break_ties: bool = False,
 ) -> MatchResult:
     """Play ``num_games`` games of A against B, colours alternated, all games searched together.
+
+    In a game with chance the dice are rolled between moves, games 2p and 2p+1 with the same
+    seeded stream (as ``arena.match.run_match``); no chance state is searched.
 
     Args:
         evaluate_a, evaluate_b: batched evaluators (see ``mcts.evaluators``) of the two players.
@@ -72,8 +89,11 @@ def run_network_match(
     """
     if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
         raise ValueError(f"num_games must be an integer >= 1, got {num_games!r}")
-    openings = PairedOpenings(game, opening_plies, opening_seed(rng))
+    seed = opening_seed(rng)
+    openings = PairedOpenings(game, opening_plies, seed)
     num_games = int(num_games)
+    # games with chance: games 2p and 2p+1 roll the same dice stream, as in arena.match.run_match
+    dice = [np.random.default_rng([seed, index // 2, 1]) for index in range(num_games)] if game.num_chance_outcomes else None
     moves = [openings.opening(index) for index in range(num_games)]
     opening_lengths = [len(m) for m in moves]
     states = np.zeros((num_games, game.state_size), dtype=np.int64)
@@ -96,6 +116,8 @@ def run_network_match(
         states[live] = game.step(states[live], actions)
         for index, action in zip(live, actions):
             moves[index].append(int(action))
+        if dice is not None:
+            _play_chance(game, states, moves, dice)
     result = MatchResult(names[0], names[1], game.name)
     winners = game.winner(states)
     for index in range(num_games):

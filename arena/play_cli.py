@@ -115,9 +115,11 @@ def _write(stream, text: str) -> None:
 
 
 def _state_after(game, actions: list[int]) -> tuple:
+    """The state after ``actions`` from the start; in a game with chance, entries played at a
+    chance state are its outcomes (``Game.format_moves``'s event order)."""
     state = game.initial_state()
     for action in actions:
-        state = game.result(state, action)
+        state = game.chance_result(state, action) if game.is_chance_state(state) else game.result(state, action)
     return state
 
 
@@ -126,9 +128,12 @@ class HumanSession:
     """A human against the model (or the model against an opponent player), text in and out."""
 
     def __init__(
-        self, game, model, human_side: int, start: list[int], stdin, stdout, opponent=None, show_analysis=True
+        self, game, model, human_side: int, start: list[int], stdin, stdout, opponent=None, show_analysis=True,
+        dice=None,
     ):
         self.game = game
+        # games with chance: the dice, a seeded generator (no player, human or model, rolls them)
+        self.dice = dice if dice is not None else np.random.default_rng(0)
         self.show_analysis = show_analysis  # the model's policy and evaluation around each move
         self.model = model
         self.human_side = human_side
@@ -162,6 +167,11 @@ class HumanSession:
             if game.terminal_test(state):
                 self.finish(state)
                 return 0
+            if game.is_chance_state(state):
+                outcome = int(game.sample_chance(np.asarray([state], dtype=np.int64), self.dice)[0])
+                self.moves.append(outcome)
+                self.say(f"the dice: {game.chance_outcome_to_string(outcome)}")
+                continue
             to_move = game.player(state)
             if to_move != self.human_side:
                 analysis = self.model.analyze(game, state)
@@ -236,7 +246,10 @@ class HumanSession:
 
 
 def _state_player(game, actions: list[int]) -> int:
-    return game.player(_state_after(game, actions))
+    """The player who decides after ``actions``; -1 at a chance state (nobody decides: undo never
+    stops there, so taking a move back never rolls the dice again)."""
+    state = _state_after(game, actions)
+    return -1 if game.is_chance_state(state) else game.player(state)
 
 
 # ----------------------------------------------------------------------------- engine protocol
@@ -491,7 +504,8 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
             if spec.kind != "human":
                 opponent = build_player(spec, game, seed=int(seeds[1].generate_state(1)[0]))
         human_side = 0 if args.human_side is None else args.human_side
-        session = HumanSession(game, model, human_side, start, stdin, stdout, opponent, args.show_analysis)
+        dice = np.random.default_rng([args.seed, 1]) if game.num_chance_outcomes else None
+        session = HumanSession(game, model, human_side, start, stdin, stdout, opponent, args.show_analysis, dice)
         return session.run()
     except (ValueError, FileNotFoundError) as error:
         print(f"play: error: {error}", file=sys.stderr)

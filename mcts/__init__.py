@@ -25,7 +25,7 @@ from mcts.policy import (
     select_actions,
     visit_policy,
 )
-from mcts.search import PUCTConfig, SearchOutput, as_puct_config, root_child_proven_values, run_puct
+from mcts.search import CHANCE_MODES, PUCTConfig, SearchOutput, as_puct_config, root_child_proven_values, run_puct
 from mcts.solver import solver_visit_counts
 from mcts.tree import (
     NO_PARENT,
@@ -41,6 +41,7 @@ from mcts.tree import (
 from mcts.uct import DEFAULT_UCT_C, run_uct, uct_search
 
 __all__ = [
+    "CHANCE_MODES",
     "DEFAULT_UCT_C",
     "GREEDY_TEMPERATURE",
     "NO_PARENT",

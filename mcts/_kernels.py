@@ -19,6 +19,11 @@ RULE_UCT = 1
 RULE_GUMBEL = 2
 #: ``root_actions`` entry that lets the rule choose at the root.
 NO_FORCED_ACTION = -1
+#: Chance modes understood by both kernels (``mcts.search``): no chance nodes, backed-up
+#: expectation over every outcome, or one outcome sampled per visit.
+CHANCE_NONE = 0
+CHANCE_EXPECTATION = 1
+CHANCE_SAMPLING = 2
 #: ``node_proof`` codes, as ``mcts.tree`` (UNPROVEN, PROVEN_LOSS, PROVEN_DRAW, PROVEN_WIN).
 _UNPROVEN = 0
 _PROVEN_DRAW = 2
@@ -31,6 +36,7 @@ def select_leaves(
     node_terminal, node_states, rule, c_puct, c_base, c_init, use_c_base, fpu_value, uct_c,
     out_parent, out_action, out_leaf, out_parent_states,
     node_raw_value, node_proof, use_solver, root_actions, c_visit, c_scale,
+    node_chance, chance_probs, chance_mode, chance_seeds,
 ):  # pragma: no cover - compiled
     """Walk every row from the root to a leaf.
 
@@ -66,6 +72,14 @@ def select_leaves(
     remains, a proven child's Q is its exact proven value, and the walk stops at a proven
     non-root node (its proven value is backed up, as for a terminal node).
 
+    Chance nodes (``node_chance``; never the root) are not chosen at by a rule: with
+    ``CHANCE_SAMPLING`` the walk goes to outcome ``k`` with probability ``chance_probs[b, node, k]``
+    (inverse CDF of a uniform from ``splitmix64_uniform`` on ``chance_seeds[b]``, which the caller
+    draws from its seeded generator); with ``CHANCE_EXPECTATION`` (every outcome already expanded)
+    it goes to the outcome furthest below its share of the visits, ``argmax_k p_k / (1 + N_k)``,
+    so visits follow the probabilities without randomness. An outcome not in the tree yet ends the
+    walk like a missing child (``out_parent`` is then the chance node).
+
     Ties go to the lowest action index.
     """
     batch = children_index.shape[0]
@@ -81,6 +95,17 @@ def select_leaves(
                 out_parent[b] = -1
                 out_action[b] = -1
                 break
+            if chance_mode != CHANCE_NONE and node_chance[b, node]:
+                outcome = _chance_outcome(children_index, node_visits, chance_probs, chance_mode, chance_seeds, b, node)
+                child = children_index[b, node, outcome]
+                if child < 0:
+                    out_leaf[b] = -1
+                    out_parent[b] = node
+                    out_action[b] = outcome
+                    out_parent_states[b, :] = node_states[b, node, :]
+                    break
+                node = child
+                continue
             if node == 0 and root_actions[b] >= 0:
                 best_action = root_actions[b]
                 child = children_index[b, node, best_action]
@@ -173,6 +198,50 @@ def select_leaves(
 
 
 @njit(cache=True)
+def splitmix64_uniform(seeds, b):  # pragma: no cover - compiled
+    """The next uniform in ``[0, 1)`` of row ``b``'s stream; advances ``seeds[b]`` (uint64).
+
+    SplitMix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators", OOPSLA
+    2014), the top 53 bits as a float64.
+    """
+    z = seeds[b] + np.uint64(0x9E3779B97F4A7C15)
+    seeds[b] = z
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def _chance_outcome(children_index, node_visits, chance_probs, chance_mode, chance_seeds, b, node):  # pragma: no cover - compiled
+    """The outcome a walk takes at chance node ``node`` of row ``b`` (see ``select_leaves``)."""
+    num_outcomes = chance_probs.shape[2]
+    last = -1
+    if chance_mode == CHANCE_SAMPLING:
+        u = splitmix64_uniform(chance_seeds, b)
+        cumulative = 0.0
+        for k in range(num_outcomes):
+            p = chance_probs[b, node, k]
+            if p > 0.0:
+                last = k
+                cumulative += p
+                if u < cumulative:
+                    return k
+        return last  # u beyond the rounded total: the last possible outcome
+    best = -1.0
+    for k in range(num_outcomes):
+        p = chance_probs[b, node, k]
+        if p > 0.0:
+            child = children_index[b, node, k]
+            visits = node_visits[b, child] if child >= 0 else 0
+            score = p / (1.0 + visits)
+            if score > best:
+                best = score
+                last = k
+    return last
+
+
+@njit(cache=True)
 def _gumbel_interior_scores(
     children_prior, children_legal, b, node, raw_value, child_q, child_n, total_visits, c_visit, c_scale,
 ):  # pragma: no cover - compiled
@@ -227,6 +296,8 @@ def expand_and_backup(
     action_from_parent, children_index, children_prior, children_legal, num_nodes,
     leaf_parent, leaf_action, leaf_node, new_states, new_to_play, new_terminal, new_values,
     new_priors, new_legal, node_proof, use_solver,
+    node_chance, chance_probs, chance_mode, new_chance, new_chance_probs, outcome_present,
+    outcome_states, outcome_to_play, outcome_terminal, outcome_values, outcome_priors, outcome_legal,
 ):  # pragma: no cover - compiled
     """Create the new leaves (rows with ``leaf_node[b] == -1``) and back their values up.
 
@@ -239,6 +310,16 @@ def expand_and_backup(
     value is -1, 0 or +1 is proven, a proven leaf backs up its proven value, and proofs move up
     the path: a parent with a child proven won for it is proven won; a parent whose legal children
     all exist and are proven takes the best of their values (all lost: a proven loss).
+
+    Chance (``chance_mode`` not ``CHANCE_NONE``): a new leaf with ``new_chance[b]`` is a chance
+    node with outcome probabilities ``new_chance_probs[b]``; its outcomes ``k`` with
+    ``outcome_present[b, k]`` are created below it at once (``outcome_*[b, k]``, one visit each,
+    their own evaluation), and the backup starts at the chance node with ``new_values[b]``. With
+    ``CHANCE_EXPECTATION`` a chance node on the path takes the probability-weighted mean of its
+    outcomes' mean values, ``V(c) = sum_k p_k Q(c, k)`` (expectimax's chance rule, Russell &
+    Norvig 3rd ed. section 5.5, over the tree's estimates): its value sum is set to
+    ``N(c) * V(c)`` and ``V(c)`` is what goes on up. With ``CHANCE_SAMPLING`` chance nodes back
+    up like any other node (a Monte Carlo estimate of the same expectation).
     """
     batch = node_visits.shape[0]
     num_actions = children_index.shape[2]
@@ -260,6 +341,13 @@ def expand_and_backup(
             value = np.float64(new_values[b])
             if use_solver and new_terminal[b] and (value == -1.0 or value == 0.0 or value == 1.0):
                 node_proof[b, node] = np.int8(value) + _PROVEN_DRAW
+            if chance_mode != CHANCE_NONE and new_chance[b]:
+                _create_outcomes(
+                    node_visits, node_value_sum, node_raw_value, node_to_play, node_terminal, node_states,
+                    parents, action_from_parent, children_index, children_prior, children_legal, num_nodes,
+                    node_chance, chance_probs, new_chance_probs, outcome_present, outcome_states,
+                    outcome_to_play, outcome_terminal, outcome_values, outcome_priors, outcome_legal, b, node,
+                )
         else:
             node = leaf_node[b]
             value = np.float64(node_raw_value[b, node])
@@ -268,7 +356,11 @@ def expand_and_backup(
         leaf = node
         while True:
             node_visits[b, node] += 1
-            node_value_sum[b, node] += value
+            if chance_mode == CHANCE_EXPECTATION and node_chance[b, node]:
+                value = _expected_value(children_index, node_visits, node_value_sum, node_to_play, chance_probs, b, node)
+                node_value_sum[b, node] = value * node_visits[b, node]
+            else:
+                node_value_sum[b, node] += value
             parent = parents[b, node]
             if parent < 0:
                 break
@@ -277,6 +369,59 @@ def expand_and_backup(
             node = parent
         if use_solver:
             _propagate_proofs(children_index, children_legal, node_to_play, parents, node_proof, b, leaf)
+
+
+@njit(cache=True)
+def _create_outcomes(
+    node_visits, node_value_sum, node_raw_value, node_to_play, node_terminal, node_states, parents,
+    action_from_parent, children_index, children_prior, children_legal, num_nodes, node_chance,
+    chance_probs, new_chance_probs, outcome_present, outcome_states, outcome_to_play, outcome_terminal,
+    outcome_values, outcome_priors, outcome_legal, b, chance_node,
+):  # pragma: no cover - compiled
+    """Mark ``chance_node`` of row ``b`` a chance node and create its present outcomes below it."""
+    num_edges = children_index.shape[2]
+    node_chance[b, chance_node] = True
+    for k in range(chance_probs.shape[2]):
+        chance_probs[b, chance_node, k] = new_chance_probs[b, k]
+        if not outcome_present[b, k]:
+            continue
+        node = num_nodes[b]
+        num_nodes[b] += 1
+        parents[b, node] = chance_node
+        action_from_parent[b, node] = k
+        children_index[b, chance_node, k] = node
+        node_to_play[b, node] = outcome_to_play[b, k]
+        node_terminal[b, node] = outcome_terminal[b, k]
+        node_states[b, node, :] = outcome_states[b, k, :]
+        node_raw_value[b, node] = outcome_values[b, k]
+        node_visits[b, node] = 1
+        node_value_sum[b, node] = np.float64(outcome_values[b, k])
+        for a in range(num_edges):
+            children_prior[b, node, a] = outcome_priors[b, k, a]
+            children_legal[b, node, a] = outcome_legal[b, k, a]
+
+
+@njit(cache=True)
+def _expected_value(children_index, node_visits, node_value_sum, node_to_play, chance_probs, b, node):  # pragma: no cover - compiled
+    """``sum_k p_k Q(node, k)`` over the created outcomes of chance node ``node``, its player's view.
+
+    Outcomes not created yet (only possible in sampling trees) are left out and the weights
+    renormalised over those that are.
+    """
+    total = 0.0
+    mass = 0.0
+    player = node_to_play[b, node]
+    for k in range(chance_probs.shape[2]):
+        p = chance_probs[b, node, k]
+        child = children_index[b, node, k]
+        if p <= 0.0 or child < 0 or node_visits[b, child] <= 0:
+            continue
+        q = node_value_sum[b, child] / node_visits[b, child]
+        if node_to_play[b, child] != player:
+            q = -q
+        total += p * q
+        mass += p
+    return total / mass if mass > 0.0 else 0.0
 
 
 @njit(cache=True)

@@ -208,6 +208,7 @@ def run_puct_minibatch(
 
     Raises:
         ValueError: for ``leaves_per_call`` < 1, a negative ``time_limit``, ``config.solver`` on,
+            a game with chance,
             a malformed or terminal root, or evaluator output of the wrong shape or with
             non-finite values.
     """
@@ -218,6 +219,11 @@ def run_puct_minibatch(
         raise ValueError(f"expected an int leaves_per_call >= 1, got {leaves_per_call!r}")
     if config.solver:
         raise ValueError("run_puct_minibatch has no MCTS-solver; expected config.solver=False (use run_puct)")
+    if game.num_chance_outcomes:
+        raise ValueError(
+            f"{game.name} has chance states: run_puct_minibatch searches games without chance; "
+            "use run_puct (one leaf per call, no time limit)"
+        )
     check_rng(rng)
     root = np.asarray(root_state)
     root = root.reshape(1, -1) if root.ndim == 1 else root

@@ -9,6 +9,20 @@ One search step for all ``B`` rows:
    go to ``evaluate_fn`` in one call;
 4. ``expand_and_backup`` (compiled) stores the leaves and backs the values up.
 
+Games with chance (``games.base``): a node whose state is a chance state is a chance node (see
+``mcts.tree``). It is never the root (the caller plays the dice first), gets no priors and is
+never sent to the evaluator; ``PUCTConfig.chance`` says how it is searched:
+
+* ``"expectation"``: when a decision leads to a chance state, the chance node and *all* its
+  outcomes are created in the same simulation, the outcomes' states evaluated in the same
+  evaluator call as the other rows' leaves, and the chance node's value is always the
+  probability-weighted mean of its outcomes' values (expectimax's chance rule on the tree's
+  estimates; ``mcts._kernels.expand_and_backup``). Later walks go to the outcome furthest below
+  its share of the visits. A simulation creates up to ``1 + K`` nodes.
+* ``"sampling"``: the chance node is created with one outcome drawn by its probability from the
+  search's seeded generator, and every later walk through it draws again (a missing outcome is
+  then created); values back up as plain means. Up to 2 nodes per simulation.
+
 Root visits: the root's own evaluation counts one visit (mctx convention), so after a fresh
 search ``node_visits[:, ROOT] == num_simulations + 1`` and the root's children visits sum to
 exactly ``num_simulations``. With subtree reuse the children also keep their earlier visits.
@@ -21,12 +35,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from games.base import Game, check_batch
+from games.base import Game, check_batch, check_not_chance
 from games.checks import is_int
 from mcts import _kernels
 from mcts.evaluators import EvaluateFn, takes_states
 from mcts.policy import add_dirichlet_noise, check_rng, mask_priors
 from mcts.tree import PROVEN_DRAW, ROOT_INDEX, UNPROVEN, Tree, empty_tree, grow_tree
+
+#: ``PUCTConfig.chance`` settings, and the kernels' codes for them
+CHANCE_MODES = {"expectation": _kernels.CHANCE_EXPECTATION, "sampling": _kernels.CHANCE_SAMPLING}
 
 
 @dataclass(frozen=True)
@@ -49,6 +66,12 @@ class PUCTConfig:
         solver: MCTS-solver (Winands et al. 2008): back up proven wins, losses and draws, let them
             drive selection (``mcts._kernels.select_leaves``) and report them exactly
             (``SearchOutput.root_proof``; ``mcts.solver.solver_visit_counts`` for the move).
+            Games with chance have no proofs here: the solver must be off for them.
+        chance: how chance nodes of games with chance are searched (module docstring):
+            ``"expectation"`` (the default: exact probability-weighted backups over every outcome,
+            lowest variance per simulation, ``K`` evaluations per new chance node) or
+            ``"sampling"`` (one outcome drawn per visit: one evaluation per simulation). Ignored
+            by games without chance.
     """
 
     num_simulations: int = 800
@@ -59,6 +82,7 @@ class PUCTConfig:
     dirichlet_alpha: float = 0.3
     dirichlet_epsilon: float = 0.25
     solver: bool = False
+    chance: str = "expectation"
 
     def __post_init__(self) -> None:
         if not is_int(self.num_simulations):
@@ -79,6 +103,8 @@ class PUCTConfig:
             raise ValueError(f"expected dirichlet_epsilon in [0, 1], got {self.dirichlet_epsilon}")
         if not isinstance(self.solver, (bool, np.bool_)):
             raise ValueError(f"expected a bool solver, got {self.solver!r}")  # noqa: TRY004 (project rule: ValueError)
+        if self.chance not in CHANCE_MODES:
+            raise ValueError(f"expected chance in {list(CHANCE_MODES)}, got {self.chance!r}")
 
 
 def as_puct_config(value) -> PUCTConfig:
@@ -146,13 +172,14 @@ def run_puct(
 
     Args:
         game: the rules (batched API of ``games.base.Game``).
-        root_states: ``[B, S]`` int64 non-terminal states.
+        root_states: ``[B, S]`` int64 non-terminal decision states (never chance states).
         evaluate_fn: see ``mcts.evaluators``: observations (or states, if marked) and legal mask to
             priors ``[B', A]`` and values ``[B']`` (player to move). Called once for the roots
             that need expanding and then at most once per simulation step, with only the
             non-terminal new leaves.
         config: search hyper-parameters.
-        rng: the generator for root noise (the only randomness of the search itself).
+        rng: the generator for root noise and, in a game with chance searched by sampling, for
+            the outcomes drawn at chance nodes (the only randomness of the search itself).
         add_root_noise: mix Dirichlet noise into the root priors (self-play); False for arena and
             play. Interior nodes always hold the raw masked priors.
         tree: optional tree from ``mcts.tree.reroot`` (subtree reuse); rows with ``num_nodes > 0``
@@ -163,7 +190,8 @@ def run_puct(
         ``SearchOutput``.
 
     Raises:
-        ValueError: for malformed ``root_states``, a terminal root, a ``tree`` that does not match
+        ValueError: for malformed ``root_states``, a terminal or chance root, the solver on a
+            game with chance, a chance outcome that leads to another chance state, a ``tree`` that does not match
             ``root_states``, evaluator output of the wrong shape or with non-finite values, or an
             ``rng`` that is not a ``numpy.random.Generator``. (Finite values outside ``[-1, 1]``
             are clipped to it.)
@@ -173,6 +201,7 @@ def run_puct(
         rule=_kernels.RULE_PUCT, c_puct=config.c_puct, c_base=config.c_base, c_init=config.c_init,
         fpu_value=config.fpu_value, uct_c=0.0, dirichlet_alpha=config.dirichlet_alpha,
         dirichlet_epsilon=config.dirichlet_epsilon, use_solver=bool(config.solver),
+        chance_mode=CHANCE_MODES[config.chance],
     )
 
 
@@ -197,10 +226,11 @@ def _evaluate(game: Game, evaluate_fn: EvaluateFn, states: np.ndarray, legal: np
 def _search(
     game, root_states, evaluate_fn, rng, add_root_noise, tree, num_simulations, *, rule, c_puct,
     c_base, c_init, fpu_value, uct_c, dirichlet_alpha, dirichlet_epsilon, use_solver=False,
-    root_action_fn=None, c_visit=50.0, c_scale=0.1,
+    root_action_fn=None, c_visit=50.0, c_scale=0.1, chance_mode=None,
 ) -> SearchOutput:
     """The shared search loop. ``root_action_fn(tree, simulation) -> [B] int32`` forces the root
-    action of each simulation (``mcts.gumbel``); ``rule`` chooses everywhere else."""
+    action of each simulation (``mcts.gumbel``); ``rule`` chooses everywhere else. ``chance_mode``
+    (``CHANCE_MODES`` values) searches games with chance; None refuses them."""
     check_rng(rng)
     check_batch(game, root_states)
     batch = root_states.shape[0]
@@ -209,20 +239,38 @@ def _search(
     root_terminal = game.terminal(root_states)
     if np.any(root_terminal):
         raise ValueError(f"root states must not be terminal; rows {np.flatnonzero(root_terminal).tolist()} are")
-    num_actions = game.num_actions
-    if tree is None:
-        tree = empty_tree(batch, num_simulations + 1, num_actions, game.state_size)
-    else:
-        if tree.batch_size != batch or tree.num_actions != num_actions or tree.node_states.shape[2] != game.state_size:
+    num_outcomes = int(game.num_chance_outcomes)
+    if num_outcomes:
+        if chance_mode is None:
             raise ValueError(
-                f"expected a tree for {batch} rows, {num_actions} actions, state size {game.state_size}; got "
-                f"{tree.batch_size} rows, {tree.num_actions} actions, state size {tree.node_states.shape[2]}"
+                f"{game.name} has chance states: this search handles games without chance only; "
+                "use run_puct (PUCTConfig.chance) for games with chance"
+            )
+        if use_solver:
+            raise ValueError(f"{game.name} has chance states: the MCTS-solver proves deterministic games only; expected solver=False")
+        check_not_chance(game, root_states)
+    else:
+        chance_mode = _kernels.CHANCE_NONE
+    num_actions = game.num_actions
+    width = max(num_actions, num_outcomes)
+    nodes_per_simulation = 1 if not num_outcomes else 1 + num_outcomes if chance_mode == _kernels.CHANCE_EXPECTATION else 2
+    if tree is None:
+        tree = empty_tree(batch, nodes_per_simulation * num_simulations + 1, num_actions, game.state_size, num_outcomes)
+    else:
+        if (
+            tree.batch_size != batch or tree.num_actions != width or tree.node_states.shape[2] != game.state_size
+            or tree.num_chance_outcomes != num_outcomes
+        ):
+            raise ValueError(
+                f"expected a tree for {batch} rows, {width} edges, state size {game.state_size}, {num_outcomes} chance "
+                f"outcomes; got {tree.batch_size} rows, {tree.num_actions} edges, state size {tree.node_states.shape[2]}, "
+                f"{tree.num_chance_outcomes} chance outcomes"
             )
         kept = tree.num_nodes > 0
         mismatch = kept & np.any(tree.node_states[:, ROOT_INDEX] != root_states, axis=1)
         if np.any(mismatch):
             raise ValueError(f"tree roots differ from root_states in rows {np.flatnonzero(mismatch).tolist()}")
-        tree = grow_tree(tree, int(tree.num_nodes.max()) + num_simulations + 1)
+        tree = grow_tree(tree, int(tree.num_nodes.max()) + nodes_per_simulation * num_simulations + 1)
 
     num_degenerate = np.zeros(batch, dtype=np.int32)
     num_evaluations = np.zeros(batch, dtype=np.int32)
@@ -242,9 +290,9 @@ def _search(
         tree.node_raw_value[fresh, ROOT_INDEX] = values
         tree.node_visits[fresh, ROOT_INDEX] = 1
         tree.node_value_sum[fresh, ROOT_INDEX] = values
-        tree.children_prior[fresh, ROOT_INDEX] = priors
-        tree.children_legal[fresh, ROOT_INDEX] = legal
-        tree.root_raw_prior[fresh] = priors
+        tree.children_prior[fresh, ROOT_INDEX, :num_actions] = priors
+        tree.children_legal[fresh, ROOT_INDEX, :num_actions] = legal
+        tree.root_raw_prior[fresh, :num_actions] = priors
         tree.num_nodes[fresh] = 1
     root_legal = tree.children_legal[:, ROOT_INDEX]
     if add_root_noise:
@@ -262,8 +310,9 @@ def _search(
     new_to_play = np.zeros(batch, dtype=np.int8)
     new_terminal = np.zeros(batch, dtype=np.bool_)
     new_values = np.zeros(batch, dtype=np.float32)
-    new_priors = np.zeros((batch, num_actions), dtype=np.float32)
-    new_legal = np.zeros((batch, num_actions), dtype=np.bool_)
+    new_priors = np.zeros((batch, width), dtype=np.float32)
+    new_legal = np.zeros((batch, width), dtype=np.bool_)
+    chance = _ChanceBuffers(batch, num_outcomes, width, game.state_size, chance_mode)
     use_c_base = c_base is not None
     c_base_value = float(c_base) if use_c_base else 1.0
     all_rows = np.arange(batch)
@@ -278,8 +327,17 @@ def _search(
             float(c_puct), c_base_value, float(c_init), use_c_base, float(fpu_value), float(uct_c),
             leaf_parent, leaf_action, leaf_node, parent_states,
             tree.node_raw_value, tree.node_proof, bool(use_solver), root_actions, float(c_visit), float(c_scale),
+            tree.node_chance, tree.chance_probs, chance_mode, chance.seeds(rng),
         )
         expand = leaf_node < 0
+        if num_outcomes:
+            _expand_with_chance(
+                game, evaluate_fn, rng, tree, chance, expand, leaf_parent, leaf_action, parent_states, new_states,
+                new_to_play, new_terminal, new_values, new_priors, new_legal, num_terminal, num_evaluations, num_degenerate,
+            )
+            _backup(tree, leaf_parent, leaf_action, leaf_node, new_states, new_to_play, new_terminal, new_values,
+                    new_priors, new_legal, use_solver, chance)
+            continue
         if expand.all():
             rows = all_rows
             stepped = game.step(parent_states, leaf_action.astype(np.int64))
@@ -313,13 +371,8 @@ def _search(
                 num_evaluations[eval_rows] += 1
                 if degenerate.any():
                     num_degenerate[eval_rows] += degenerate
-        _kernels.expand_and_backup(
-            tree.node_visits, tree.node_value_sum, tree.node_raw_value, tree.node_to_play,
-            tree.node_terminal, tree.node_states, tree.parents, tree.action_from_parent,
-            tree.children_index, tree.children_prior, tree.children_legal, tree.num_nodes,
-            leaf_parent, leaf_action, leaf_node, new_states, new_to_play, new_terminal, new_values,
-            new_priors, new_legal, tree.node_proof, bool(use_solver),
-        )
+        _backup(tree, leaf_parent, leaf_action, leaf_node, new_states, new_to_play, new_terminal, new_values,
+                new_priors, new_legal, use_solver, chance)
 
     root_values = (tree.node_value_sum[:, ROOT_INDEX] / tree.node_visits[:, ROOT_INDEX]).astype(np.float32)
     q_values = tree.q_values(ROOT_INDEX)
@@ -330,17 +383,155 @@ def _search(
         child_proven = root_child_proven_values(tree)
         q_values = np.where(np.isnan(child_proven), q_values, child_proven)
     return SearchOutput(
-        visit_counts=tree.children_visits(ROOT_INDEX),
+        visit_counts=tree.children_visits(ROOT_INDEX)[:, :num_actions],
         root_values=root_values,
-        q_values=q_values.astype(np.float32),
-        root_priors=tree.children_prior[:, ROOT_INDEX].copy(),
-        root_raw_priors=tree.root_raw_prior.copy(),
+        q_values=q_values[:, :num_actions].astype(np.float32),
+        root_priors=tree.children_prior[:, ROOT_INDEX, :num_actions].copy(),
+        root_raw_priors=tree.root_raw_prior[:, :num_actions].copy(),
         tree=tree,
         num_degenerate_priors=num_degenerate,
         num_evaluations=num_evaluations,
         num_terminal_leaves=num_terminal,
         root_proof=root_proof,
     )
+
+
+class _ChanceBuffers:
+    """Per-step arrays of the chance outcomes created below new chance nodes (``K = 0`` columns
+    for games without chance, so the kernels' signatures are the same for every game)."""
+
+    def __init__(self, batch: int, num_outcomes: int, width: int, state_size: int, mode: int) -> None:
+        k = num_outcomes
+        self.mode = int(mode)
+        self.new_chance = np.zeros(batch, dtype=np.bool_)
+        self.probs = np.zeros((batch, k), dtype=np.float64)
+        self.present = np.zeros((batch, k), dtype=np.bool_)
+        self.states = np.zeros((batch, k, state_size), dtype=np.int64)
+        self.to_play = np.zeros((batch, k), dtype=np.int8)
+        self.terminal = np.zeros((batch, k), dtype=np.bool_)
+        self.values = np.zeros((batch, k), dtype=np.float32)
+        self.priors = np.zeros((batch, k, width), dtype=np.float32)
+        self.legal = np.zeros((batch, k, width), dtype=np.bool_)
+        self._seeds = np.zeros(batch, dtype=np.uint64)
+
+    def seeds(self, rng: np.random.Generator) -> np.ndarray:
+        """Fresh SplitMix64 seeds ``[B]`` uint64 from ``rng`` for the walks of one step (sampling
+        mode only; nothing is drawn otherwise, so games without chance keep their random streams)."""
+        if self.mode == _kernels.CHANCE_SAMPLING:
+            self._seeds[:] = rng.integers(0, np.iinfo(np.int64).max, size=self._seeds.shape[0], dtype=np.int64).astype(np.uint64)
+        return self._seeds
+
+
+def _backup(tree, leaf_parent, leaf_action, leaf_node, new_states, new_to_play, new_terminal, new_values,
+            new_priors, new_legal, use_solver, chance: _ChanceBuffers) -> None:
+    _kernels.expand_and_backup(
+        tree.node_visits, tree.node_value_sum, tree.node_raw_value, tree.node_to_play,
+        tree.node_terminal, tree.node_states, tree.parents, tree.action_from_parent,
+        tree.children_index, tree.children_prior, tree.children_legal, tree.num_nodes,
+        leaf_parent, leaf_action, leaf_node, new_states, new_to_play, new_terminal, new_values,
+        new_priors, new_legal, tree.node_proof, bool(use_solver),
+        tree.node_chance, tree.chance_probs, chance.mode, chance.new_chance, chance.probs, chance.present,
+        chance.states, chance.to_play, chance.terminal, chance.values, chance.priors, chance.legal,
+    )
+
+
+def _expand_with_chance(
+    game, evaluate_fn, rng, tree, chance: _ChanceBuffers, expand, leaf_parent, leaf_action, parent_states,
+    new_states, new_to_play, new_terminal, new_values, new_priors, new_legal, num_terminal, num_evaluations,
+    num_degenerate,
+) -> None:
+    """One step's new leaves of a game with chance: play the decisions (``step``) and the chance
+    outcomes (``apply_chance``) that end the walks, create the outcomes of new chance nodes (all,
+    or one drawn with ``rng``), and evaluate every new non-terminal decision state in one call."""
+    num_actions = game.num_actions
+    chance.new_chance[:] = False
+    chance.present[:] = False
+    num_terminal[~expand] += 1
+    rows = np.flatnonzero(expand)
+    if not rows.size:
+        return
+    from_chance = tree.node_chance[rows, leaf_parent[rows]]
+    stepped = np.empty((rows.size, game.state_size), dtype=np.int64)
+    if from_chance.any():
+        stepped[from_chance] = game.apply_chance(parent_states[rows[from_chance]], leaf_action[rows[from_chance]].astype(np.int64))
+    if (~from_chance).any():
+        stepped[~from_chance] = game.step(parent_states[rows[~from_chance]], leaf_action[rows[~from_chance]].astype(np.int64))
+    is_chance = game.is_chance(stepped)
+    _check_no_chain(game, is_chance & from_chance)
+    new_states[rows] = stepped
+    new_to_play[rows] = game.to_play(stepped)
+    new_terminal[rows] = game.terminal(stepped)
+    # Leaves to evaluate: the decision leaves themselves and the outcomes below new chance nodes.
+    leaf_rows = rows[~is_chance]
+    leaf_states = stepped[~is_chance]
+    chance_rows = rows[is_chance]
+    outcome_rows = np.zeros(0, dtype=np.int64)
+    outcome_index = np.zeros(0, dtype=np.int64)
+    outcome_states = np.zeros((0, game.state_size), dtype=np.int64)
+    if chance_rows.size:
+        chance_states = stepped[is_chance]
+        probs = game.chance_probabilities(chance_states)
+        if chance.mode == _kernels.CHANCE_EXPECTATION:
+            parent, outcome = np.nonzero(probs > 0)
+        else:
+            parent = np.arange(chance_rows.size)
+            outcome = game.sample_chance(chance_states, rng)
+        outcome_rows = chance_rows[parent]
+        outcome_index = outcome.astype(np.int64)
+        outcome_states = game.apply_chance(chance_states[parent], outcome_index)
+        _check_no_chain(game, game.is_chance(outcome_states))
+        chance.new_chance[chance_rows] = True
+        chance.probs[chance_rows] = probs
+        chance.present[outcome_rows, outcome_index] = True
+        chance.states[outcome_rows, outcome_index] = outcome_states
+        chance.to_play[outcome_rows, outcome_index] = game.to_play(outcome_states)
+        new_priors[chance_rows] = 0.0
+        new_legal[chance_rows] = False
+        new_legal[chance_rows, : probs.shape[1]] = probs > 0
+    all_states = np.concatenate([leaf_states, outcome_states])
+    terminal = game.terminal(all_states)
+    values = np.zeros(all_states.shape[0], dtype=np.float32)
+    priors = np.zeros((all_states.shape[0], new_priors.shape[1]), dtype=np.float32)
+    legal = np.zeros((all_states.shape[0], new_legal.shape[1]), dtype=np.bool_)
+    owner = np.concatenate([leaf_rows, outcome_rows])
+    if terminal.any():
+        values[terminal] = game.terminal_value(all_states[terminal])
+        np.add.at(num_terminal, owner[terminal], 1)
+    live = np.flatnonzero(~terminal)
+    if live.size:
+        live_legal = game.legal_mask(all_states[live])
+        live_priors, live_values, degenerate = _evaluate(game, evaluate_fn, all_states[live], live_legal)
+        values[live] = live_values
+        priors[live, :num_actions] = live_priors
+        legal[live, :num_actions] = live_legal
+        np.add.at(num_evaluations, owner[live], 1)
+        np.add.at(num_degenerate, owner[live], degenerate.astype(np.int32))
+    count = leaf_rows.size
+    new_values[leaf_rows] = values[:count]
+    new_priors[leaf_rows] = priors[:count]
+    new_legal[leaf_rows] = legal[:count]
+    if chance_rows.size:
+        chance.terminal[outcome_rows, outcome_index] = terminal[count:]
+        chance.values[outcome_rows, outcome_index] = values[count:]
+        chance.priors[outcome_rows, outcome_index] = priors[count:]
+        chance.legal[outcome_rows, outcome_index] = legal[count:]
+        # The chance node's value, from the view of the player who rolled: the probability-weighted
+        # mean of its outcomes (expectation) or the drawn outcome's value (sampling).
+        roller = new_to_play[outcome_rows]
+        signed = np.where(chance.to_play[outcome_rows, outcome_index] == roller, 1.0, -1.0) * values[count:]
+        weights = chance.probs[outcome_rows, outcome_index] if chance.mode == _kernels.CHANCE_EXPECTATION else 1.0
+        totals = np.zeros(new_values.shape[0], dtype=np.float64)
+        np.add.at(totals, outcome_rows, weights * signed)
+        new_values[chance_rows] = totals[chance_rows]
+        new_terminal[chance_rows] = False
+
+
+def _check_no_chain(game: Game, chained: np.ndarray) -> None:
+    if np.any(chained):
+        raise ValueError(
+            f"{game.name}: a chance outcome led to another chance state; the search expects a "
+            "decision or a finished state after each chance outcome"
+        )
 
 
 def root_child_proven_values(tree: Tree) -> np.ndarray:

@@ -3,12 +3,21 @@
 Node ``i`` of row ``b`` lives at index ``[b, i]`` of every per-node array and ``[b, i, :]`` of
 every per-edge array. The root is node ``ROOT_INDEX`` (0); a fresh search creates node ``i`` at
 simulation ``i`` (a simulation that ends on a terminal node already in the tree creates nothing).
+In a game with chance a simulation may create a chance node together with one of its outcomes
+(sampling) or all of them (expectation; see ``mcts.search``).
 There are no node objects; the layout follows DeepMind's ``mctx`` (``mctx/_src/tree.py``).
 
 Value convention (negamax): every node value is from the view of the player to move at that
 node, in ``[-1, 1]``. ``Q(s, a)`` (the value of an edge) is from the view of the player who chooses
 ``a`` at ``s``; it equals the child's value when the child has the same player to move and its
 negation otherwise.
+
+Chance nodes (games with chance, ``games.base``): a node whose state is a chance state has
+``node_chance`` True; its ``K`` edges are the chance outcomes (edge ``k`` is outcome ``k``),
+``chance_probs`` holds their probabilities (float64), ``children_legal`` marks the outcomes of
+probability > 0 and ``children_prior`` stays 0 (no player chooses there). Its ``node_to_play`` is
+the player whose decision led to it, and its value is from that player's view. The per-edge
+arrays then have ``W = max(A, K)`` columns; decision nodes use the first ``A``.
 """
 
 from __future__ import annotations
@@ -55,6 +64,9 @@ class Tree:
         node_proof: ``[B, N]`` int8, the MCTS-solver's proof of each node (``UNPROVEN``,
             ``PROVEN_LOSS``, ``PROVEN_DRAW``, ``PROVEN_WIN``, player-to-move view); terminal nodes
             are proven by their exact value. Only searches with the solver on fill it.
+        node_chance: ``[B, N]`` bool, True for chance nodes.
+        chance_probs: ``[B, N, K]`` float64, outcome probabilities of chance nodes (0 elsewhere;
+            ``K = 0`` for games without chance).
     """
 
     node_visits: np.ndarray
@@ -71,6 +83,8 @@ class Tree:
     num_nodes: np.ndarray
     root_raw_prior: np.ndarray
     node_proof: np.ndarray
+    node_chance: np.ndarray
+    chance_probs: np.ndarray
 
     @property
     def batch_size(self) -> int:
@@ -83,7 +97,13 @@ class Tree:
 
     @property
     def num_actions(self) -> int:
+        """``W``, the edge columns per node: ``A``, or ``max(A, K)`` in a game with chance."""
         return int(self.children_index.shape[2])
+
+    @property
+    def num_chance_outcomes(self) -> int:
+        """``K`` (0 for a game without chance)."""
+        return int(self.chance_probs.shape[2])
 
     def node_values(self) -> np.ndarray:
         """Mean backed-up value per node, player-to-move view: ``[B, N]`` float32, NaN if unvisited."""
@@ -142,9 +162,12 @@ class Tree:
         return depth
 
 
-def empty_tree(batch_size: int, capacity: int, num_actions: int, state_size: int) -> Tree:
-    """Allocate a tree with ``num_nodes == 0`` in every row (no root yet)."""
-    b, n, a = batch_size, capacity, num_actions
+def empty_tree(batch_size: int, capacity: int, num_actions: int, state_size: int, num_chance_outcomes: int = 0) -> Tree:
+    """Allocate a tree with ``num_nodes == 0`` in every row (no root yet).
+
+    The per-edge arrays get ``max(num_actions, num_chance_outcomes)`` columns.
+    """
+    b, n, a = batch_size, capacity, max(num_actions, num_chance_outcomes)
     return Tree(
         node_visits=np.zeros((b, n), dtype=np.int32),
         node_value_sum=np.zeros((b, n), dtype=np.float64),
@@ -160,17 +183,19 @@ def empty_tree(batch_size: int, capacity: int, num_actions: int, state_size: int
         num_nodes=np.zeros(b, dtype=np.int32),
         root_raw_prior=np.zeros((b, a), dtype=np.float32),
         node_proof=np.zeros((b, n), dtype=np.int8),
+        node_chance=np.zeros((b, n), dtype=np.bool_),
+        chance_probs=np.zeros((b, n, num_chance_outcomes), dtype=np.float64),
     )
 
 
 def grow_tree(tree: Tree, capacity: int) -> Tree:
     """Copy ``tree`` into a new tree with ``capacity`` node slots per row (``>= max(num_nodes)``)."""
-    new = empty_tree(tree.batch_size, capacity, tree.num_actions, tree.node_states.shape[2])
+    new = empty_tree(tree.batch_size, capacity, tree.num_actions, tree.node_states.shape[2], tree.num_chance_outcomes)
     n = min(tree.capacity, capacity)
     for name in (
         "node_visits", "node_value_sum", "node_raw_value", "node_to_play", "node_terminal",
         "node_states", "parents", "action_from_parent", "children_index", "children_prior",
-        "children_legal", "node_proof",
+        "children_legal", "node_proof", "node_chance", "chance_probs",
     ):
         getattr(new, name)[:, :n] = getattr(tree, name)[:, :n]
     new.num_nodes[:] = tree.num_nodes
@@ -213,7 +238,9 @@ def reroot(tree: Tree, actions: np.ndarray) -> Tree:
     sizes = np.zeros(tree.batch_size, dtype=np.int32)
     order = np.full((tree.batch_size, tree.capacity), -1, dtype=np.int32)
     _subtree_order(tree.children_index, new_roots.astype(np.int32), order, sizes)
-    new = empty_tree(tree.batch_size, max(1, int(sizes.max())), tree.num_actions, tree.node_states.shape[2])
+    new = empty_tree(
+        tree.batch_size, max(1, int(sizes.max())), tree.num_actions, tree.node_states.shape[2], tree.num_chance_outcomes
+    )
     _copy_subtrees(
         order, sizes, tree.node_visits, tree.node_value_sum, tree.node_raw_value, tree.node_to_play,
         tree.node_terminal, tree.node_states, tree.parents, tree.action_from_parent,
@@ -225,6 +252,11 @@ def reroot(tree: Tree, actions: np.ndarray) -> Tree:
     new.num_nodes[:] = sizes
     kept = order[:, : new.capacity]
     new.node_proof[:] = np.where(kept >= 0, np.take_along_axis(tree.node_proof, np.maximum(kept, 0), axis=1), 0)
+    if new.num_chance_outcomes:
+        safe = np.maximum(kept, 0)
+        new.node_chance[:] = (kept >= 0) & np.take_along_axis(tree.node_chance, safe, axis=1)
+        probs = np.take_along_axis(tree.chance_probs, safe[:, :, None], axis=1)
+        new.chance_probs[:] = np.where((kept >= 0)[:, :, None], probs, 0.0)
     new.root_raw_prior[:] = np.where(sizes[:, None] > 0, new.children_prior[:, ROOT_INDEX], 0.0)
     return new
 

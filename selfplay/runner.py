@@ -20,6 +20,16 @@ noise, policy weight 0). The K games share one coin per ply, so the network batc
 over many plies each position is a full search with probability p. Every position keeps its
 value target.
 
+Games with chance (``games.base``): the K games are only ever searched at decision states. After
+each move the runner plays the chance states that follow it with its seeded generator (outcomes
+drawn by their probabilities, ``Game.sample_chance``) before the next search, so a chance state
+is never searched, recorded or handed to the network as a position. Positions are then indexed by
+the decisions of the game rather than its plies (which count the dice too), and every value
+target is from the view of the player to move at that recorded decision, so a rolled 1 that
+passes the turn flips the sign exactly where the mover changes. The moves of ``sample_games``
+list decisions and outcomes in play order (``Game.format_moves``). With ``reuse_tree`` a game
+whose move led to a chance state starts its next search from an empty tree.
+
 Value targets (``value_target``): ``"z"`` the game outcome, ``"q"`` the root search value of the
 position, ``"mix"`` their average (A. Oracle, "Lessons from AlphaZero", part 4), all from the view
 of the player to move.
@@ -198,6 +208,9 @@ class SelfPlayRunner:
         self.reuse_tree = bool(reuse_tree)
         self._tree = None  # the rerooted trees of the K games, with reuse_tree
         self._start_ply = np.zeros(num_games, dtype=np.int64)
+        self._has_chance = bool(game.num_chance_outcomes)
+        self._decisions = np.zeros(num_games, dtype=np.int64)  # positions recorded per game (chance games)
+        self._events: list[list[int]] = [[] for _ in range(num_games)]  # decisions and outcomes (chance games)
         self.states = game.initial_states(num_games)
         for slot in range(num_games):
             self._open(slot)
@@ -221,7 +234,7 @@ class SelfPlayRunner:
         rows = np.arange(self.num_games)
         for _ in range(num_moves):
             states = self.states
-            plies = game.ply(states)
+            plies = self._decisions.copy() if self._has_chance else game.ply(states)
             full = self.cheap_config is None or bool(self.rng.random() < self.full_search_probability)
             config = self.search_config if full else self.cheap_config
             output, policy, actions = self._search(states, plies, config, full)
@@ -235,6 +248,8 @@ class SelfPlayRunner:
             self.states = game.step(states, actions)
             if self.reuse_tree:
                 self._tree = reroot(output.tree, actions)
+            if self._has_chance:
+                self._after_decisions(actions)
             stats.moves += self.num_games
             stats.full_searches += self.num_games if full else 0
             stats.leaf_evaluations += int(output.num_evaluations.sum())
@@ -246,12 +261,35 @@ class SelfPlayRunner:
                 for slot, winner in zip(done, winners):
                     finished.append(self._finish(int(slot), int(winner), stats))
                 self.states[done] = game.initial_states(len(done))
+                if self._has_chance:
+                    self._decisions[done] = 0
+                    for slot in done:
+                        self._events[int(slot)] = []
                 if self._tree is not None:
                     self._tree.num_nodes[done] = 0  # a new game: its first search starts empty
                 for slot in done:
                     self._open(int(slot))
         stats.seconds = time.perf_counter() - start
         return finished, stats
+
+    def _after_decisions(self, actions: np.ndarray) -> None:
+        """Chance games: count the decisions just played, then play every chance state that
+        follows them with the run's generator (repeatedly, for games that roll twice)."""
+        self._decisions += 1
+        for slot, action in enumerate(actions):
+            self._events[slot].append(int(action))
+        rolled = np.zeros(self.num_games, dtype=bool)
+        while True:
+            chance = np.flatnonzero(self.game.is_chance(self.states))
+            if not chance.size:
+                break
+            rolled[chance] = True
+            outcomes = self.game.sample_chance(self.states[chance], self.rng)
+            self.states[chance] = self.game.apply_chance(self.states[chance], outcomes)
+            for slot, outcome in zip(chance, outcomes):
+                self._events[int(slot)].append(int(outcome))
+        if self._tree is not None and rolled.any():
+            self._tree.num_nodes[rolled] = 0  # the subtree's root was the chance state: start afresh
 
     def _search(self, states, plies, config, full: bool):
         """One batched search: ``(SearchOutput, policy targets [K, A] float32, actions [K] int64)``."""
@@ -271,7 +309,11 @@ class SelfPlayRunner:
     def _open(self, slot: int) -> None:
         """Play 0..``random_opening_plies`` uniformly random plies (not recorded as training
         positions) at the start of the game in ``slot``, so self-play visits more positions. An
-        opening that would end the game is cut short before its last ply."""
+        opening that would end the game is cut short before its last ply. In a game with chance
+        the plies are decisions, each followed by its chance outcomes."""
+        if self._has_chance:
+            self._open_with_chance(slot)
+            return
         plies = int(self.rng.integers(0, self.random_opening_plies + 1)) if self.random_opening_plies else 0
         state = self.states[slot : slot + 1]
         for ply in range(plies):
@@ -285,8 +327,37 @@ class SelfPlayRunner:
         self.states[slot] = state[0]
         self._start_ply[slot] = int(self.game.ply(state)[0])
 
+    def _open_with_chance(self, slot: int) -> None:
+        game = self.game
+        plies = int(self.rng.integers(0, self.random_opening_plies + 1)) if self.random_opening_plies else 0
+        state = self.states[slot : slot + 1]
+        events: list[int] = []
+        decisions = 0
+        for _ in range(plies):
+            legal = np.flatnonzero(game.legal_mask(state)[0])
+            action = int(self.rng.choice(legal))
+            after = game.step(state, np.array([action]))
+            played = [action]
+            while not game.terminal(after)[0] and game.is_chance(after)[0]:
+                outcome = game.sample_chance(after, self.rng)
+                played.append(int(outcome[0]))
+                after = game.apply_chance(after, outcome)
+            if game.terminal(after)[0]:
+                break
+            self._actions[slot, decisions] = action
+            decisions += 1
+            events.extend(played)
+            state = after
+        self.states[slot] = state[0]
+        self._start_ply[slot] = decisions
+        self._decisions[slot] = decisions
+        self._events[slot] = events
+
     def _finish(self, slot: int, winner: int, stats: SelfPlayStats) -> GameRecord:
-        end = int(self.game.ply(self.states[slot : slot + 1])[0])
+        if self._has_chance:
+            end = int(self._decisions[slot])
+        else:
+            end = int(self.game.ply(self.states[slot : slot + 1])[0])
         start = int(self._start_ply[slot])
         length = end - start
         to_play = self._to_play[slot, start:end].copy()
@@ -309,7 +380,8 @@ class SelfPlayRunner:
         stats.positions += length
         stats.game_lengths.append(length)
         if not stats.sample_games:
-            stats.sample_games.append(self.game.format_moves(self._actions[slot, :end]))  # opening included
+            moves = self._events[slot] if self._has_chance else self._actions[slot, :end]
+            stats.sample_games.append(self.game.format_moves(moves))  # opening included
         if winner == 0:
             stats.wins_first_player += 1
         elif winner == 1:

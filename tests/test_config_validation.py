@@ -422,6 +422,26 @@ def test_bad_values_through_compose(compose, overrides, expected):
     assert expected in str(raised.value)
 
 
+def test_pig_config_composes_with_both_chance_modes_and_refuses_deterministic_only_searches(compose):
+    from trainer.config import arena_puct, selfplay_puct
+
+    config = compose(["game=pig"])
+    validate(config)
+    assert config.game.name == "pig" and config.network.kind == "mlp"
+    assert selfplay_puct(config).chance == "expectation" and arena_puct(config).chance == "expectation"
+    sampling = compose(["game=pig", "mcts.chance=sampling"])
+    validate(sampling)
+    assert selfplay_puct(sampling).chance == "sampling" and arena_puct(sampling).chance == "sampling"
+    for overrides, expected in (
+        (["mcts.chance=average"], "mcts.chance: expected one of ['expectation', 'sampling'], got 'average'"),
+        (["mcts.algorithm=gumbel"], "mcts.algorithm: pig has chance states"),
+        (["mcts.solver=true"], "mcts.solver: pig has chance states"),
+    ):
+        with pytest.raises(ValueError) as raised:
+            validate(compose(["game=pig", *overrides]))
+        assert expected in str(raised.value)
+
+
 def test_an_unknown_game_group_lists_the_options(compose):
     from hydra.errors import MissingConfigException
 

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from typing import List, Optional
 
 import games
-from mcts import GumbelConfig, PUCTConfig
+from mcts import CHANCE_MODES, GumbelConfig, PUCTConfig
 from networks.config import NetworkConfig
 from trainer.learner_config import LEARNER_DEFAULTS, LR_SCHEDULES, OPTIMIZERS, LearnerConfig
 
@@ -68,6 +68,9 @@ class MCTSSchema:
     # Sequential Halving, completed-Q policy target; no Dirichlet noise). See mcts/gumbel.py.
     algorithm: str = "puct"
     solver: bool = _PUCT.solver  # MCTS-solver proofs in self-play searches (Winands et al. 2008)
+    # games with chance (pig): expectation (all outcomes of a chance node expanded, probability-
+    # weighted backups) | sampling (one outcome drawn per visit); see mcts/search.py
+    chance: str = _PUCT.chance
     gumbel_max_considered_actions: int = _GUMBEL.max_num_considered_actions  # m of Gumbel-top-k
     gumbel_scale: float = _GUMBEL.gumbel_scale
     gumbel_c_visit: float = _GUMBEL.c_visit  # sigma = (c_visit + max N) * c_scale * q
@@ -287,7 +290,7 @@ def selfplay_puct(config: TrainSchema) -> PUCTConfig:
     return PUCTConfig(
         num_simulations=mc.num_simulations, c_puct=mc.c_puct, c_base=mc.c_base, c_init=mc.c_init,
         fpu_value=mc.fpu_value, dirichlet_alpha=mc.dirichlet_alpha, dirichlet_epsilon=mc.dirichlet_epsilon,
-        solver=mc.solver,
+        solver=mc.solver, chance=mc.chance,
     )
 
 
@@ -317,6 +320,7 @@ def arena_puct(config: TrainSchema) -> PUCTConfig:
     return PUCTConfig(
         num_simulations=config.arena.num_simulations, c_puct=mc.c_puct, c_base=mc.c_base, c_init=mc.c_init,
         fpu_value=mc.fpu_value, dirichlet_alpha=mc.dirichlet_alpha, dirichlet_epsilon=mc.dirichlet_epsilon,
+        chance=mc.chance,
     )
 
 
@@ -390,6 +394,12 @@ def validate(config: TrainSchema) -> None:
                 unknown = [n for n in config.arena.extra_labelled_sets if n not in accepted]
                 if unknown:
                     errors.append(f"arena.extra_labelled_sets: expected names from {accepted}, got {unknown}")
+                if game.num_chance_outcomes and config.mcts.algorithm == "gumbel":
+                    errors.append(f"mcts.algorithm: {name} has chance states; the Gumbel root search handles games "
+                                  "without chance only: expected mcts.algorithm=puct")
+                if game.num_chance_outcomes and config.mcts.solver:
+                    errors.append(f"mcts.solver: {name} has chance states; the MCTS-solver proves games without "
+                                  "chance only: expected mcts.solver=false")
     try:
         network_config(config)
     except ValueError as exc:
@@ -401,6 +411,8 @@ def validate(config: TrainSchema) -> None:
     _positive(errors, "mcts.c_init", config.mcts.c_init, allow_zero=True)
     _in_range(errors, "mcts.dirichlet_epsilon", config.mcts.dirichlet_epsilon, 0.0, 1.0)
     _in_range(errors, "mcts.fpu_value", config.mcts.fpu_value, -1.0, 1.0)
+    if config.mcts.chance not in CHANCE_MODES:
+        errors.append(f"mcts.chance: expected one of {list(CHANCE_MODES)}, got {config.mcts.chance!r}")
     if config.mcts.algorithm not in ("puct", "gumbel"):
         errors.append(f"mcts.algorithm: expected one of ['puct', 'gumbel'], got {config.mcts.algorithm!r}")
     _positive(errors, "mcts.gumbel_max_considered_actions", config.mcts.gumbel_max_considered_actions)

@@ -1,0 +1,205 @@
+"""PUCT search on a game with chance (two-player Pig): chance nodes, the two chance modes, and
+self-play that records decisions only.
+
+Ground truth is the exact value-iteration solver of ``games.pig.solver`` (Neller & Presser 2004):
+an evaluator that returns its values lets the search's backed-up expectations be checked exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from games.pig.game import HOLD, ROLL, Pig
+from mcts import PUCTConfig, run_gumbel, run_puct, run_uct, state_evaluator, uniform_evaluator
+from mcts.gumbel import GumbelConfig
+from mcts.tree import ROOT_INDEX
+from selfplay.runner import SelfPlayRunner
+
+GOAL = 10
+
+
+@pytest.fixture(scope="module")
+def pig():
+    return Pig(goal=GOAL)
+
+
+def exact_evaluator(game):
+    """Uniform priors and the solver's value ``2 P - 1`` of the player to move (exact, float32)."""
+    solver = game.exact_solver()
+
+    @state_evaluator
+    def evaluate(states, legal):
+        values = [2.0 * solver.state_value(tuple(int(x) for x in row)) - 1.0 for row in states]
+        priors = legal / legal.sum(axis=1, keepdims=True)
+        return priors.astype(np.float32), np.asarray(values, dtype=np.float32)
+
+    return evaluate
+
+
+def hand_roll_expectation(game, evaluate, root: tuple) -> float:
+    """``sum_k p_k Q(roll, k)``: the expectation over the die of the evaluator's values after
+    rolling, from the roller's view (a 1 passes the turn: the opponent's value, negated)."""
+    chance_state = game.result(root, ROLL)
+    total = 0.0
+    for outcome, probability in game.chance_outcomes(chance_state):
+        after = game.chance_result(chance_state, outcome)
+        row = np.asarray([after], dtype=np.int64)
+        value = float(evaluate(row, game.legal_mask(row))[1][0])
+        total += probability * (value if game.player(after) == game.player(root) else -value)
+    return total
+
+
+@pytest.mark.parametrize("ijk", [(3, 5, 2), (0, 0, 0), (7, 8, 1), (2, 9, 5)])
+def test_expectation_root_q_of_roll_is_the_exact_expectation(pig, ijk):
+    evaluate = exact_evaluator(pig)
+    root = pig.states_at(*([v] for v in ijk))
+    output = run_puct(pig, root, evaluate, PUCTConfig(num_simulations=2), np.random.default_rng(0), False)
+    # one simulation each: roll expands the chance node and its six outcomes, hold one node
+    assert output.visit_counts.tolist() == [[1, 1]]
+    assert output.num_evaluations.tolist() == [1 + pig.die + 1]
+    expected = hand_roll_expectation(pig, evaluate, tuple(int(v) for v in root[0]))
+    assert abs(float(output.tree.node_value_sum[0, output.tree.children_index[0, ROOT_INDEX, ROLL]]) - expected) < 1e-9
+    assert abs(float(output.q_values[0, ROLL]) - expected) < 1e-6  # float32 output
+    # and it is the solver's P_roll (leaf values are float32)
+    p_roll, p_hold = pig.exact_solver().action_values(*ijk)
+    assert abs(float(output.q_values[0, ROLL]) - (2 * p_roll - 1)) < 1e-6
+    assert abs(float(output.q_values[0, HOLD]) - (2 * p_hold - 1)) < 1e-6
+
+
+def test_expectation_every_chance_node_holds_its_weighted_mean(pig):
+    """After a longer search, each chance node's mean is exactly sum_k p_k Q(c, k) of its
+    outcomes' means (the player who rolled keeps the sign, a turn passed by a 1 flips it)."""
+    evaluate = exact_evaluator(pig)
+    root = pig.states_at([2, 4], [6, 1], [0, 3])
+    output = run_puct(pig, root, evaluate, PUCTConfig(num_simulations=60), np.random.default_rng(1), False)
+    tree = output.tree
+    checked = 0
+    for b in range(2):
+        for node in np.flatnonzero(tree.node_chance[b, : tree.num_nodes[b]]):
+            mean = tree.node_value_sum[b, node] / tree.node_visits[b, node]
+            children = tree.children_index[b, node, : pig.die]
+            assert (children >= 0).all()  # every outcome was expanded with the node
+            child_means = tree.node_value_sum[b, children] / tree.node_visits[b, children]
+            signs = np.where(tree.node_to_play[b, children] == tree.node_to_play[b, node], 1.0, -1.0)
+            assert abs(mean - float(np.sum(tree.chance_probs[b, node] * signs * child_means))) < 1e-12
+            # visits follow the probabilities: a fair die's outcomes differ by at most one visit
+            visits = tree.node_visits[b, children]
+            assert visits.max() - visits.min() <= 1
+            checked += 1
+    assert checked >= 4
+    # the root is never a chance node, and a chance node is never sent to the evaluator
+    assert not tree.node_chance[:, ROOT_INDEX].any()
+    created = int(tree.num_nodes.sum())
+    chance_nodes = int(tree.node_chance.sum())
+    assert int(output.num_evaluations.sum()) + int(output.num_terminal_leaves.sum()) >= created - chance_nodes
+
+
+def test_sampling_outcome_frequencies_follow_the_probabilities():
+    """Sampling mode: the walks through the root's roll node pick faces 1..6 uniformly (chi-square,
+    5 degrees of freedom, below the 0.1% critical value 20.52)."""
+    game = Pig()  # goal 100: no finished game within reach of the search
+
+    def roll_loving(observations, legal):
+        priors = np.where(legal, np.array([0.98, 0.02], dtype=np.float32), 0.0)
+        return (priors / priors.sum(axis=1, keepdims=True)).astype(np.float32), np.zeros(len(legal), dtype=np.float32)
+
+    root = game.states_at([0], [0], [0])
+    output = run_puct(game, root, roll_loving, PUCTConfig(num_simulations=1200, chance="sampling"), np.random.default_rng(5), False)
+    tree = output.tree
+    chance_node = tree.children_index[0, ROOT_INDEX, ROLL]
+    assert tree.node_chance[0, chance_node]
+    children = tree.children_index[0, chance_node, : game.die]
+    visits = np.where(children >= 0, tree.node_visits[0, np.maximum(children, 0)], 0)
+    total = int(visits.sum())
+    assert total == int(tree.node_visits[0, chance_node]) and total > 1000
+    expected = total / game.die
+    chi_square = float(np.sum((visits - expected) ** 2 / expected))
+    assert chi_square < 20.52, (visits.tolist(), chi_square)
+    # the same seed draws the same dice; another seed other dice
+    again = run_puct(game, root, roll_loving, PUCTConfig(num_simulations=1200, chance="sampling"), np.random.default_rng(5), False)
+    assert np.array_equal(again.tree.node_visits, tree.node_visits)
+    other = run_puct(game, root, roll_loving, PUCTConfig(num_simulations=1200, chance="sampling"), np.random.default_rng(6), False)
+    assert not np.array_equal(other.tree.node_visits[0, : other.tree.num_nodes[0]], tree.node_visits[0, : tree.num_nodes[0]])
+
+
+@pytest.mark.parametrize("mode", ["expectation", "sampling"])
+def test_search_with_exact_values_plays_the_solver_action_where_it_is_clear(pig, mode):
+    """On the optimal-play positions whose two actions differ by more than 0.1 in win
+    probability, the most visited root action is the solver's."""
+    labelled = pig.labelled_set("optimal_play")
+    gaps = np.abs(labelled.values[:, ROLL] - labelled.values[:, HOLD])
+    clear = np.flatnonzero(np.nan_to_num(gaps) > 0.1)[:60]
+    assert clear.size >= 20
+    states = labelled.states[clear]
+    output = run_puct(pig, states, exact_evaluator(pig), PUCTConfig(num_simulations=32, chance=mode), np.random.default_rng(2), False)
+    chosen = output.visit_counts.argmax(axis=1)
+    best = np.nanargmax(labelled.values[clear], axis=1)
+    assert chosen.tolist() == best.tolist()
+
+
+def test_chance_roots_solver_gumbel_and_uct_are_refused(pig):
+    chance_root = np.asarray([pig.result(pig.initial_state(), ROLL)], dtype=np.int64)
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="chance state"):
+        run_puct(pig, chance_root, uniform_evaluator, PUCTConfig(num_simulations=4), rng, False)
+    root = pig.initial_states(1)
+    with pytest.raises(ValueError, match="MCTS-solver"):
+        run_puct(pig, root, uniform_evaluator, PUCTConfig(num_simulations=4, solver=True), rng, False)
+    with pytest.raises(ValueError, match="chance states"):
+        run_gumbel(pig, root, uniform_evaluator, GumbelConfig(num_simulations=4), rng)
+    with pytest.raises(ValueError, match="chance states"):
+        run_uct(pig, root, 4, rng)
+    with pytest.raises(ValueError, match="expected chance in"):
+        PUCTConfig(chance="average")
+
+
+def test_reroot_keeps_the_chance_node_and_its_outcomes(pig):
+    from mcts import reroot
+
+    output = run_puct(pig, pig.initial_states(1), exact_evaluator(pig), PUCTConfig(num_simulations=20), np.random.default_rng(0), False)
+    below_roll = reroot(output.tree, np.array([ROLL]))
+    assert below_roll.node_chance[0, ROOT_INDEX]
+    assert below_roll.chance_probs[0, ROOT_INDEX].tolist() == pytest.approx([1 / 6] * 6)
+    # the chance node's subtree: itself, its six outcomes and what grew below them
+    assert int(below_roll.num_nodes[0]) >= 1 + pig.die
+    after_face_3 = reroot(below_roll, np.array([2]))
+    assert not after_face_3.node_chance[0, ROOT_INDEX]
+    assert pig.scores(tuple(int(v) for v in after_face_3.node_states[0, ROOT_INDEX])) == (0, 0, 3)
+
+
+@pytest.mark.parametrize("mode", ["expectation", "sampling"])
+def test_selfplay_records_decisions_only_with_targets_of_the_player_to_move(pig, mode):
+    runner = SelfPlayRunner(
+        pig, uniform_evaluator, PUCTConfig(num_simulations=8, chance=mode), num_games=4,
+        rng=np.random.default_rng(3), temperature_plies=1000,
+    )
+    for _ in range(60):
+        finished, stats = runner.play_moves(8)
+        if finished:
+            break
+    assert finished, "no game finished"
+    record = finished[0]  # the call's sample game is its first finished game
+    # replay the sample game: the record holds exactly its decision positions
+    events = pig.parse_moves(stats.sample_games[0])
+    state = pig.initial_state()
+    decisions, movers, observations = [], [], []
+    for event in events:
+        if pig.is_chance_state(state):
+            state = pig.chance_result(state, event)
+            continue
+        decisions.append(event)
+        movers.append(pig.player(state))
+        observations.append(pig.observation(np.asarray([state], dtype=np.int64))[0])
+        state = pig.result(state, event)
+    assert pig.terminal_test(state)
+    winner = int(pig.winner(np.asarray([state], dtype=np.int64))[0])
+    assert record.winner == winner
+    assert record.actions.tolist() == decisions
+    assert record.to_play.tolist() == movers
+    assert np.array_equal(record.observations, np.stack(observations))
+    assert record.legal_masks.any(axis=1).all()  # no chance state (all-False mask) was recorded
+    assert record.values.tolist() == [1.0 if mover == winner else -1.0 for mover in movers]
+    # turns change inside the game (a hold or a rolled 1), and the targets follow the mover
+    assert len(set(movers)) == 2
+    assert len(events) > len(decisions)  # the dice were rolled and are not positions
