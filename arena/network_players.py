@@ -28,7 +28,8 @@ class MCTSPlayer:
         c_puct: PUCT exploration constant, >= 0.
         leaves_per_call: leaves sent to the network per call, >= 1: above 1 the search collects
             them with virtual loss (``mcts.minibatch.run_puct_minibatch``, Leela's minibatches);
-            1 (the default) is ``mcts.run_puct``'s search, one leaf per call.
+            1 (the default) is ``mcts.run_puct``'s search, one leaf per call. A game with chance
+            states is always searched one leaf per call (``mcts.run_puct``'s chance nodes).
         time_limit: seconds per move, or None: the search stops starting rounds after it, and
             ``num_simulations`` is then the most simulations a move (``mcts.minibatch``).
         break_ties: break ties between the most visited children by Q value, then with ``rng``.
@@ -70,7 +71,12 @@ class MCTSPlayer:
         legal_actions(game, state)
         row = np.asarray(state, dtype=np.int64).reshape(1, -1)
         priors, value = _evaluate_one(game, self.evaluate_fn, row)
-        if self.leaves_per_call > 1 or self.time_limit is not None:
+        if game.num_chance_outcomes and self.time_limit is not None:
+            raise ValueError(
+                f"{self.name}: a time limit searches games without chance; {game.name} has chance states: "
+                "give a number of simulations (sims=N) instead"
+            )
+        if not game.num_chance_outcomes and (self.leaves_per_call > 1 or self.time_limit is not None):
             from mcts.minibatch import run_puct_minibatch
 
             output = run_puct_minibatch(

@@ -61,6 +61,9 @@ def test_exported_pig_model_plays_in_arena_and_play(pig_run, capsys):
         assert arena_main([spec, "random", "--game", "pig", "--games", "2", "--json"]) == 0
         data = json.loads(capsys.readouterr().out)
         assert data["wins"] + data["draws"] + data["losses"] == 2
+    # the dice make a time-limited (minibatched) search meaningless: refused with what to give instead
+    assert arena_main([f"mcts:model={best},time=0.1", "random", "--game", "pig", "--games", "2"]) == 2
+    assert "give a number of simulations" in capsys.readouterr().err
     out = io.StringIO()
     status = play_main(["--model", str(best), "--game", "pig", "--sims", "8", "--opponent", "random"], stdin=io.StringIO(""), stdout=out)
     assert status == 0
