@@ -537,7 +537,6 @@ class TrainingRun:
             del loaded
             atomic_write_json(self.run_dir / "config.json", self.config_dict)
             nodes = ray.get([worker.node_id.remote() for worker in self.workers])
-            atomic_write_json(self.run_dir / "actors.json", {"selfplay_nodes": nodes})
             # events after the checkpoint's step, written by the interrupted run, are purged
             # (a resume before the first checkpoint starts at step 0: everything logged is purged)
             purge_step = resumed_from + 1 if resumed_from else (0 if self.config.resume else None)
@@ -552,6 +551,8 @@ class TrainingRun:
             self.report.start_rates(self.counters)
             for index in range(len(self.workers)):
                 self._submit(index)
+            # last before the main loop, whose stop signals write a checkpoint (tests wait for it)
+            atomic_write_json(self.run_dir / "actors.json", {"selfplay_nodes": nodes})
             try:
                 while not self._budget_reached():
                     self._collect_selfplay()
