@@ -170,3 +170,19 @@ def test_players_refuse_a_chance_state():
     rolling = game.result(game.initial_state(), ROLL)
     with pytest.raises(ValueError, match="a chance state was handed to a player"):
         RandomPlayer(0).select_action(game, rolling)
+
+
+def test_observation_is_thermometer_planes_from_the_movers_view():
+    game = Pig(goal=10)
+    # player 1 to move with 4 banked, player 0 has 7, turn total 12 (capped at goal - 1 = 9)
+    state = game.states_at([4], [7], [12], to_play=1)
+    obs = game.observation(state)
+    assert obs.shape == (1, 3, 1, 10) and obs.dtype == np.float32
+    np.testing.assert_array_equal(obs[0, 0, 0], [1, 1, 1, 1, 0, 0, 0, 0, 0, 0])
+    np.testing.assert_array_equal(obs[0, 1, 0], [1, 1, 1, 1, 1, 1, 1, 0, 0, 0])
+    np.testing.assert_array_equal(obs[0, 2, 0], [1, 1, 1, 1, 1, 1, 1, 1, 1, 0])
+    # the opening position has empty planes; the same scores seen by the other player swap rows
+    assert not game.observation(game.initial_states(1)).any()
+    swapped = game.observation(game.states_at([7], [4], [12], to_play=0))
+    np.testing.assert_array_equal(swapped[0, 0], obs[0, 1])
+    np.testing.assert_array_equal(swapped[0, 1], obs[0, 0])

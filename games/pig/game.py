@@ -47,9 +47,12 @@ MAX_DIE = 9
 class Pig(Game):
     """Two-player Pig to ``goal`` points with a ``die``-sided die.
 
-    Observation ``(3, 1, goal)`` float32 from the view of the player to move: one-hot planes of
-    the player's banked score, the opponent's banked score and the turn total (capped at
-    ``goal - 1``). No symmetries.
+    Observation ``(3, 1, goal)`` float32 from the view of the player to move: thermometer planes
+    of the player's banked score, the opponent's banked score and the turn total (capped at
+    ``goal - 1``): cell ``c`` of a plane is 1 when the number is greater than ``c``. Unlike a
+    one-hot plane, nearby numbers share cells, so what is learned at one score carries to its
+    neighbours (``docs/pig.md``: on the same replay buffer, the value error of an MLP against
+    the exact solver falls from 0.40 to 0.15). No symmetries.
 
     Args:
         goal: points to win, >= 1 (100 in the paper; 10 for quick checks).
@@ -61,7 +64,7 @@ class Pig(Game):
     """
 
     name = "pig"
-    version = 1
+    version = 2  # 2: thermometer observation planes (1: one-hot)
     num_actions = 2
     state_size = 8
     default_opening_plies = 0  # the dice make every game different
@@ -201,12 +204,13 @@ class Pig(Game):
         check_batch(self, states)
         rows = np.arange(states.shape[0])
         player = states[:, TO_PLAY]
-        out = np.zeros((states.shape[0], 3, 1, self.goal), dtype=np.float32)
         top = self.goal - 1
-        out[rows, 0, 0, np.clip(states[rows, SCORE_0 + player], 0, top)] = 1.0
-        out[rows, 1, 0, np.clip(states[rows, SCORE_1 - player], 0, top)] = 1.0
-        out[rows, 2, 0, np.clip(states[:, TURN_TOTAL], 0, top)] = 1.0
-        return out
+        numbers = np.stack(
+            (states[rows, SCORE_0 + player], states[rows, SCORE_1 - player], states[:, TURN_TOTAL]), axis=1
+        )
+        cells = np.arange(self.goal)
+        out = cells[None, None, :] < np.clip(numbers, 0, top)[:, :, None]
+        return out.astype(np.float32).reshape(states.shape[0], 3, 1, self.goal)
 
     # ----------------------------------------------------------------- move strings
     def parse_moves(self, text: str) -> list[int]:
