@@ -33,9 +33,11 @@ class MCTSPlayer:
         time_limit: seconds per move, or None: the search stops starting rounds after it, and
             ``num_simulations`` is then the most simulations a move (``mcts.minibatch``).
         break_ties: break ties between the most visited children by Q value, then with ``rng``.
+        chance: how chance nodes are searched in a game with chance, ``"expectation"`` or
+            ``"sampling"`` (``mcts.PUCTConfig.chance``).
 
     Raises:
-        ValueError: if ``num_simulations`` < 1, ``c_puct`` < 0 (from ``mcts.PUCTConfig``),
+        ValueError: if ``num_simulations`` < 1, ``c_puct`` < 0, ``chance`` unknown (from ``mcts.PUCTConfig``),
             ``leaves_per_call`` < 1 or ``time_limit`` < 0.
     """
 
@@ -49,12 +51,13 @@ class MCTSPlayer:
         leaves_per_call: int = 1,
         time_limit: float | None = None,
         break_ties: bool = False,
+        chance: str = "expectation",
     ) -> None:
         from mcts import PUCTConfig
 
         if isinstance(leaves_per_call, bool) or not isinstance(leaves_per_call, int) or leaves_per_call < 1:
             raise ValueError(f"leaves_per_call must be an integer >= 1, got {leaves_per_call!r}")
-        self.config = PUCTConfig(num_simulations=num_simulations, c_puct=c_puct)
+        self.config = PUCTConfig(num_simulations=num_simulations, c_puct=c_puct, chance=chance)
         if time_limit is not None and not time_limit >= 0:
             raise ValueError(f"time_limit must be >= 0 seconds, got {time_limit}")
         self.leaves_per_call = leaves_per_call

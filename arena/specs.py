@@ -11,7 +11,8 @@ Syntax: ``KIND`` or ``KIND:KEY=VALUE[,KEY=VALUE...]``, for example::
     star2:depth=5               the same value with Ballard's star2 pruning (star1:depth=N too)
     solver                      perfect play: the game's exact solver (Connect Four: Pons'; short games: minimax)
     mcts:model=PATH,sims=200    a network with PUCT search (batch=8: leaves per network call;
-                                time=0.5: 0.5 s per move, at most MAX_TIMED_SIMULATIONS or sims)
+                                time=0.5: 0.5 s per move, at most MAX_TIMED_SIMULATIONS or sims;
+                                chance=sampling: chance nodes by sampling, not expectation)
     policy:model=PATH           the network alone: argmax of the masked policy
                                 (every kind with model= takes threads=N: the network's CPU threads)
     human                       moves typed on stdin
@@ -40,7 +41,10 @@ SPEC_OPTIONS: dict[str, dict[str, type]] = {
     "star1": {"depth": int, "time": float, "seed": int},
     "star2": {"depth": int, "time": float, "seed": int},
     "solver": {"seed": int},
-    "mcts": {"model": str, "sims": int, "time": float, "c_puct": float, "batch": int, "threads": int, "seed": int},
+    "mcts": {
+        "model": str, "sims": int, "time": float, "c_puct": float, "batch": int, "threads": int, "chance": str,
+        "seed": int,
+    },
     "policy": {"model": str, "threads": int, "seed": int},
     "human": {"seed": int},
 }
@@ -48,6 +52,8 @@ SPEC_OPTIONS: dict[str, dict[str, type]] = {
 CHANCE_SEARCH_KINDS = ("expectimax", "star1", "star2")
 #: kinds whose search assumes no chance states (refused for a game with chance)
 DETERMINISTIC_SEARCH_KINDS = ("minimax", "alphabeta", "uct")
+#: values of the ``mcts`` option ``chance`` (``mcts.PUCTConfig.chance``)
+CHANCE_MODE_NAMES = ("expectation", "sampling")
 #: kinds whose ``model`` option is required
 MODEL_KINDS = ("mcts", "policy")
 #: default simulations of ``mcts`` players per move
@@ -82,7 +88,7 @@ def parse_spec(text: str) -> PlayerSpec:
         ValueError: for an empty spec, an unknown kind or option (the message lists the accepted
             ones), a malformed ``KEY=VALUE``, a repeated option, a value of the wrong type or range
             (ints >= 1 for ``depth``/``sims``, finite floats >= 0 for ``time``/``c``/``c_puct``,
-            ints >= 0 for ``seed``), or a missing ``model`` for ``mcts``/``policy``.
+            ints >= 0 for ``seed``, ``expectation`` or ``sampling`` for ``chance``), or a missing ``model`` for ``mcts``/``policy``.
     """
     if not isinstance(text, str) or not text.strip():
         raise ValueError(
@@ -115,6 +121,8 @@ def parse_spec(text: str) -> PlayerSpec:
         if key in options:
             raise ValueError(f"{text!r}: option {key!r} given twice")
         options[key] = _convert(text, key, value, accepted[key])
+    if options.get("chance", "expectation") not in CHANCE_MODE_NAMES:
+        raise ValueError(f"{text!r}: option 'chance' expects one of {list(CHANCE_MODE_NAMES)}, got {options['chance']!r}")
     if kind in MODEL_KINDS and "model" not in options:
         raise ValueError(f"{text!r}: {kind} needs model=PATH (an export folder or a .pt file)")
     if kind == "alphabeta" and "depth" not in options and "time" not in options:
@@ -242,6 +250,7 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
         num_simulations=options.get("sims", default_simulations),
         time_limit=options.get("time"),
         c_puct=options.get("c_puct", 1.25),
+        chance=options.get("chance", "expectation"),
         rng=rng,
         name=name,
         leaves_per_call=options.get("batch", DEFAULT_LEAVES_PER_CALL),

@@ -23,6 +23,18 @@ def test_specs_parse_and_build_the_chance_searches():
         parse_spec("expectimax:sims=3")
 
 
+def test_mcts_specs_take_the_chance_mode_of_the_search():
+    import mcts
+    from arena.specs import CHANCE_MODE_NAMES
+
+    assert CHANCE_MODE_NAMES == tuple(mcts.CHANCE_MODES)
+    assert parse_spec("mcts:model=m.onnx,chance=sampling").options == {"model": "m.onnx", "chance": "sampling"}
+    with pytest.raises(ValueError, match=r"option 'chance' expects one of \['expectation', 'sampling'\], got 'dice'"):
+        parse_spec("mcts:model=m.onnx,chance=dice")
+    with pytest.raises(ValueError, match="unknown option 'chance' for policy"):
+        parse_spec("policy:model=m.onnx,chance=sampling")
+
+
 def test_a_match_rolls_the_same_dice_for_both_games_of_a_pair():
     game = games.make("pig", goal=20)
     result = run_match(game, RandomPlayer(1), RandomPlayer(2), 4, np.random.default_rng(0))

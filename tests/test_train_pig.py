@@ -57,7 +57,7 @@ def test_exported_pig_model_plays_in_arena_and_play(pig_run, capsys):
     from arena.play_cli import main as play_main
 
     best = pig_run / "best"
-    for spec in (f"mcts:model={best},sims=8", f"policy:model={best}"):
+    for spec in (f"mcts:model={best},sims=8", f"mcts:model={best},sims=8,chance=sampling", f"policy:model={best}"):
         assert arena_main([spec, "random", "--game", "pig", "--games", "2", "--json"]) == 0
         data = json.loads(capsys.readouterr().out)
         assert data["wins"] + data["draws"] + data["losses"] == 2
