@@ -8,13 +8,18 @@ separates the parts:
 * ``value``: the network's value against the solver's ``2 P(i, j, k) - 1`` (Neller & Presser
   2004) on each labelled set (``games.pig.positions``) and on uniformly drawn states, as the mean
   error (bias) and the mean absolute error, per turn-total bucket;
-* ``moves``: the mistake rate (``arena.accuracy``) and the share of ``roll`` decisions of the
-  policy alone and of greedy PUCT at each budget, beside the optimal player's share of ``roll``.
+* ``moves``: the mistake rate (``arena.accuracy``), the mean win probability given away and the
+  share of ``roll`` decisions of the policy alone, of a one-step expectimax on the value, and of
+  greedy PUCT at each budget, beside the optimal player's share of ``roll``.
 
     python scripts/pig_value_error.py --model runs/pig/best --sims 32 200
+    python scripts/pig_value_error.py --exact --sims 2 8 32 200 --c-puct 1.25 0.1
+
+``--exact`` searches with the solver's values and uniform priors instead of a network: what is
+left is the error of the search itself (its mean backups mix the values of the moves it tries).
 
 Output: ``{"model", "value": {set: {bucket: {"n", "bias", "mae"}}}, "moves": {set: {"optimal_roll_share",
-"policy": {...}, "sims_N": {"mistake_rate", "roll_share"}}}}``.
+"policy": {...}, "one_step_expectimax": {...}, "sims_N" or "sims_N_c_C": {"mistake_rate", "mean_win_probability_loss", "roll_share"}}}}``.
 """
 
 from __future__ import annotations
@@ -28,9 +33,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import games  # noqa: E402
 from arena.accuracy import network_actions  # noqa: E402
 from arena.model_player import load_model  # noqa: E402
-from games.pig.game import ROLL  # noqa: E402
+from games.pig.game import HOLD, ROLL  # noqa: E402
 from games.pig.positions import SET_NAMES, labelled_set  # noqa: E402
 from mcts import PUCTConfig  # noqa: E402
 
@@ -51,25 +57,88 @@ def value_report(values: np.ndarray, exact: np.ndarray, turn_totals: np.ndarray)
     return out
 
 
+def exact_evaluator(game):
+    """Batched evaluator with the solver's ``2 P - 1`` as the value and uniform priors over legal moves.
+
+    It reads (own, opponent, turn total) back from the thermometer planes (``games.pig.game``); a
+    turn total that reaches the goal is a win in hand (value 1).
+    """
+    solver = game.exact_solver()
+    top = game.goal - 1
+    table = np.zeros((game.goal, game.goal, game.goal))
+    for i in range(game.goal):
+        for j in range(game.goal):
+            for k in range(game.goal - i):
+                table[i, j, k] = 2 * solver.win_probability(i, j, k) - 1
+
+    def evaluate(observations, legal_mask):
+        numbers = np.asarray(observations)[:, :, 0, :].sum(axis=2).round().astype(np.int64)
+        own, opponent = numbers[:, 0], numbers[:, 1]
+        turn_total = numbers[:, 2]
+        values = np.where(own + turn_total >= game.goal, 1.0, table[own, opponent, np.minimum(turn_total, top - own)])
+        legal = np.asarray(legal_mask, dtype=np.float32)
+        priors = legal / np.maximum(legal.sum(axis=1, keepdims=True), 1.0)
+        return priors, values.astype(np.float32)
+
+    return evaluate
+
+
+def one_step_actions(game, evaluate_fn, states: np.ndarray) -> np.ndarray:
+    """``[N]`` int64: one-step expectimax on the evaluator's values (Russell & Norvig, sec. 5.5).
+
+    ``hold`` is worth 1 when it reaches the goal, else minus the opponent's value after banking;
+    ``roll`` is the probability-weighted mean over the faces of the value for the roller (negated
+    where a 1 passes the turn). Illegal actions are never chosen.
+    """
+    legal = game.legal_mask(states)
+    mover = game.to_play(states)
+
+    def values_for_mover(children):
+        out = np.ones(len(children))
+        open_rows = ~game.terminal(children)
+        if open_rows.any():
+            _, values = evaluate_fn(game.observation(children[open_rows]), game.legal_mask(children[open_rows]))
+            values = np.asarray(values, dtype=np.float64).reshape(-1)
+            out[open_rows] = np.where(game.to_play(children[open_rows]) == mover[open_rows], values, -values)
+        return out
+
+    hold = values_for_mover(game.step(states, np.full(len(states), HOLD)))
+    rollable = np.where(legal[:, ROLL][:, None], states, game.initial_states(len(states)))
+    chance = game.step(rollable, np.full(len(states), ROLL))
+    probabilities = game.chance_probabilities(chance)
+    roll = np.zeros(len(states))
+    for outcome in range(game.num_chance_outcomes):
+        roll += probabilities[:, outcome] * values_for_mover(game.apply_chance(chance, np.full(len(states), outcome)))
+    scores = np.stack([np.where(legal[:, ROLL], roll, -np.inf), np.where(legal[:, HOLD], hold, -np.inf)], axis=1)
+    return np.argmax(scores, axis=1).astype(np.int64)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", required=True, help="a run's best/ folder, an export folder or a .pt file")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--model", help="a run's best/ folder, an export folder or a .pt file")
+    source.add_argument("--exact", action="store_true", help="the solver's values and uniform priors, no network")
+    parser.add_argument("--c-puct", type=float, nargs="*", default=[1.25], help="PUCT constants (default 1.25)")
     parser.add_argument("--sims", type=int, nargs="*", default=[32], help="PUCT budgets to measure (default 32)")
     parser.add_argument("--uniform", type=int, default=20000, help="uniformly drawn states for the value report")
     parser.add_argument("--threads", type=int, default=1, help="the network's CPU threads")
     args = parser.parse_args(argv)
-    if any(s < 1 for s in args.sims) or args.uniform < 0:
-        parser.error("--sims must be >= 1 and --uniform >= 0")
-    game, evaluate_fn = load_model(args.model, "pig", num_threads=args.threads)
-    if game.goal != 100 or game.die != 6:
-        parser.error("expected a model of Pig to 100 with a six-sided die")
+    if any(s < 1 for s in args.sims) or args.uniform < 0 or any(not c >= 0 for c in args.c_puct):
+        parser.error("--sims must be >= 1, --uniform >= 0 and --c-puct >= 0")
+    if args.exact:
+        game = games.make("pig")
+        evaluate_fn = exact_evaluator(game)
+    else:
+        game, evaluate_fn = load_model(args.model, "pig", num_threads=args.threads)
+        if game.goal != 100 or game.die != 6:
+            parser.error("expected a model of Pig to 100 with a six-sided die")
     solver = game.exact_solver()
 
     def values_of(states):
         _, values = evaluate_fn(game.observation(states), game.legal_mask(states))
         return np.asarray(values, dtype=np.float64).reshape(-1)
 
-    report = {"model": args.model, "value": {}, "moves": {}}
+    report = {"model": "exact" if args.exact else args.model, "value": {}, "moves": {}}
     for name in SET_NAMES:
         labelled = labelled_set(game, name)
         ijk = np.array([game.scores(tuple(int(v) for v in row)) for row in labelled.states])
@@ -82,12 +151,22 @@ def main(argv: list[str] | None = None) -> int:
         policy = np.argmax(np.where(legal, np.asarray(priors, dtype=np.float64), -1.0), axis=1)
         best = np.nanargmax(labelled.values, axis=1)
         moves = {"optimal_roll_share": float(np.mean(best == ROLL))}
-        moves["policy"] = {"mistake_rate": float(mistakes[rows, policy].mean()), "roll_share": float(np.mean(policy == ROLL))}
-        for sims in args.sims:
-            actions = network_actions(game, evaluate_fn, PUCTConfig(num_simulations=sims), labelled)
-            moves[f"sims_{sims}"] = {
-                "mistake_rate": float(mistakes[rows, actions].mean()), "roll_share": float(np.mean(actions == ROLL))
+
+        def summary(actions):
+            return {
+                "mistake_rate": float(mistakes[rows, actions].mean()),
+                "mean_win_probability_loss": float(labelled.value_losses(actions).mean()),
+                "roll_share": float(np.mean(actions == ROLL)),
             }
+
+        if not args.exact:
+            moves["policy"] = summary(policy)
+        moves["one_step_expectimax"] = summary(one_step_actions(game, evaluate_fn, labelled.states))
+        for c_puct in args.c_puct:
+            for sims in args.sims:
+                actions = network_actions(game, evaluate_fn, PUCTConfig(num_simulations=sims, c_puct=c_puct), labelled)
+                key = f"sims_{sims}" if len(args.c_puct) == 1 else f"sims_{sims}_c_{c_puct:g}"
+                moves[key] = summary(actions)
         report["moves"][name] = moves
     if args.uniform:
         rng = np.random.default_rng(0)
