@@ -5,14 +5,17 @@ Takes the replay buffer of a Pig run (``checkpoints/buffer_*.npz``), reads back 
 value head, AdamW, mean squared error) to the same outcome targets ``z`` twice: once with one-hot
 planes (cell ``c`` is 1 when the number equals ``c``) and once with thermometer planes (cell ``c``
 is 1 when the number is greater than ``c``, the encoding of ``games.pig.game``). It reports the
-error of each against the exact solver's ``2 P - 1`` on the ``optimal_play`` labelled set.
+error of each against the exact solver's ``2 P - 1`` on the ``optimal_play`` labelled set, and,
+per turn-total bucket, how the buffer's targets follow the solver's values (a sign error in the
+targets across a change of mover would show there as a negative correlation).
 
     python scripts/pig_encoding_check.py --buffer runs/pig/checkpoints/buffer_00005699.npz
 
 ``--buffer-encoding`` says how the buffer's observations were written: ``thermometer`` (game
 version 2, the default) or ``onehot`` (version 1).
 
-Output: ``{"buffer", "positions", "steps", "onehot": {"mae", "bias", "corr"}, "thermometer": {...}}``.
+Output: ``{"buffer", "positions", "steps", "targets": {bucket: {"n", "mean_z", "mean_exact", "corr"}},
+"onehot": {"mae", "bias", "corr"}, "thermometer": {...}}``.
 """
 
 from __future__ import annotations
@@ -44,6 +47,33 @@ def encode(numbers: np.ndarray, goal: int, encoding: str) -> np.ndarray:
     capped = np.clip(numbers, 0, goal - 1)[:, :, None]
     planes = (cells == capped) if encoding == "onehot" else (cells < capped)
     return planes.astype(np.float32).reshape(len(numbers), -1)
+
+
+#: turn-total buckets ``[low, high)`` of the target report
+BUCKETS = ((0, 1), (1, 5), (5, 10), (10, 20), (20, 30), (30, 10**9))
+
+
+def target_report(game, solver, numbers: np.ndarray, targets: np.ndarray) -> dict:
+    """Per turn-total bucket: the buffer's mean target ``z``, the solver's mean ``2 P - 1`` over the
+    same positions, and their correlation (a turn total reaching the goal is a win in hand, 1)."""
+    own, opponent, turn_total = numbers[:, 0], numbers[:, 1], numbers[:, 2]
+    exact = np.array(
+        [
+            1.0 if i + k >= game.goal else 2 * solver.win_probability(int(i), int(j), int(k)) - 1
+            for i, j, k in zip(own, opponent, turn_total)
+        ]
+    )
+    out = {}
+    for low, high in BUCKETS:
+        rows = (turn_total >= low) & (turn_total < high)
+        if rows.sum() > 1:
+            out[f"tt {low}+" if high > game.goal else f"tt {low}-{high - 1}"] = {
+                "n": int(rows.sum()),
+                "mean_z": float(targets[rows].mean()),
+                "mean_exact": float(exact[rows].mean()),
+                "corr": float(np.corrcoef(targets[rows], exact[rows])[0, 1]),
+            }
+    return out
 
 
 def fit(inputs: np.ndarray, targets: np.ndarray, steps: int, batch_size: int, seed: int):
@@ -86,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     test = np.array([game.scores(tuple(int(v) for v in row)) for row in labelled.states], dtype=np.int64)
     exact = np.array([2 * solver.win_probability(*map(int, row)) - 1 for row in test])
     report = {"buffer": args.buffer, "positions": int(len(targets)), "steps": args.steps}
+    report["targets"] = target_report(game, solver, numbers, targets)
     for encoding in ("onehot", "thermometer"):
         net = fit(encode(numbers, game.goal, encoding), targets, args.steps, args.batch_size, args.seed)
         with torch.no_grad():
