@@ -82,7 +82,12 @@ def fit(inputs: np.ndarray, targets: np.ndarray, steps: int, batch_size: int, se
 
     torch.manual_seed(seed)
     net = nn.Sequential(
-        nn.Linear(inputs.shape[1], 128), nn.ReLU(), nn.Linear(128, 128), nn.ReLU(), nn.Linear(128, 1), nn.Tanh()
+        nn.Linear(inputs.shape[1], 128),
+        nn.ReLU(),
+        nn.Linear(128, 128),
+        nn.ReLU(),
+        nn.Linear(128, 1),
+        nn.Tanh(),
     )
     optimiser = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     x, y = torch.from_numpy(inputs), torch.from_numpy(targets.astype(np.float32))
@@ -120,10 +125,14 @@ def main(argv: list[str] | None = None) -> int:
     for encoding in ("onehot", "thermometer"):
         net = fit(encode(numbers, game.goal, encoding), targets, args.steps, args.batch_size, args.seed)
         with torch.no_grad():
-            values = net(torch.from_numpy(encode(test, game.goal, encoding))).squeeze(1).numpy().astype(np.float64)
+            values = (
+                net(torch.from_numpy(encode(test, game.goal, encoding))).squeeze(1).numpy().astype(np.float64)
+            )
         error = values - exact
         report[encoding] = {
-            "mae": float(np.abs(error).mean()), "bias": float(error.mean()), "corr": float(np.corrcoef(values, exact)[0, 1])
+            "mae": float(np.abs(error).mean()),
+            "bias": float(error.mean()),
+            "corr": float(np.corrcoef(values, exact)[0, 1]),
         }
     print(json.dumps(report, indent=1))
     return 0

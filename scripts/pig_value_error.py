@@ -19,7 +19,8 @@ separates the parts:
 left is the error of the search itself (its mean backups mix the values of the moves it tries).
 
 Output: ``{"model", "value": {set: {bucket: {"n", "bias", "mae"}}}, "moves": {set: {"optimal_roll_share",
-"policy": {...}, "one_step_expectimax": {...}, "sims_N" or "sims_N_c_C": {"mistake_rate", "mean_win_probability_loss", "roll_share"}}}}``.
+"policy": M, "one_step_expectimax": M, "sims_N" or "sims_N_c_C": M}}}``, each ``M`` being
+``{"mistake_rate", "mean_win_probability_loss", "roll_share"}``.
 """
 
 from __future__ import annotations
@@ -52,7 +53,9 @@ def value_report(values: np.ndarray, exact: np.ndarray, turn_totals: np.ndarray)
         rows = (turn_totals >= low) & (turn_totals < high)
         if rows.any():
             out[f"tt {low}-{high - 1}"] = {
-                "n": int(rows.sum()), "bias": float(error[rows].mean()), "mae": float(np.abs(error[rows]).mean())
+                "n": int(rows.sum()),
+                "bias": float(error[rows].mean()),
+                "mae": float(np.abs(error[rows]).mean()),
             }
     return out
 
@@ -75,7 +78,9 @@ def exact_evaluator(game):
         numbers = np.asarray(observations)[:, :, 0, :].sum(axis=2).round().astype(np.int64)
         own, opponent = numbers[:, 0], numbers[:, 1]
         turn_total = numbers[:, 2]
-        values = np.where(own + turn_total >= game.goal, 1.0, table[own, opponent, np.minimum(turn_total, top - own)])
+        values = np.where(
+            own + turn_total >= game.goal, 1.0, table[own, opponent, np.minimum(turn_total, top - own)]
+        )
         legal = np.asarray(legal_mask, dtype=np.float32)
         priors = legal / np.maximum(legal.sum(axis=1, keepdims=True), 1.0)
         return priors, values.astype(np.float32)
@@ -97,7 +102,9 @@ def one_step_actions(game, evaluate_fn, states: np.ndarray) -> np.ndarray:
         out = np.ones(len(children))
         open_rows = ~game.terminal(children)
         if open_rows.any():
-            _, values = evaluate_fn(game.observation(children[open_rows]), game.legal_mask(children[open_rows]))
+            _, values = evaluate_fn(
+                game.observation(children[open_rows]), game.legal_mask(children[open_rows])
+            )
             values = np.asarray(values, dtype=np.float64).reshape(-1)
             out[open_rows] = np.where(game.to_play(children[open_rows]) == mover[open_rows], values, -values)
         return out
@@ -108,8 +115,12 @@ def one_step_actions(game, evaluate_fn, states: np.ndarray) -> np.ndarray:
     probabilities = game.chance_probabilities(chance)
     roll = np.zeros(len(states))
     for outcome in range(game.num_chance_outcomes):
-        roll += probabilities[:, outcome] * values_for_mover(game.apply_chance(chance, np.full(len(states), outcome)))
-    scores = np.stack([np.where(legal[:, ROLL], roll, -np.inf), np.where(legal[:, HOLD], hold, -np.inf)], axis=1)
+        roll += probabilities[:, outcome] * values_for_mover(
+            game.apply_chance(chance, np.full(len(states), outcome))
+        )
+    scores = np.stack(
+        [np.where(legal[:, ROLL], roll, -np.inf), np.where(legal[:, HOLD], hold, -np.inf)], axis=1
+    )
     return np.argmax(scores, axis=1).astype(np.int64)
 
 
@@ -117,10 +128,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--model", help="a run's best/ folder, an export folder or a .pt file")
-    source.add_argument("--exact", action="store_true", help="the solver's values and uniform priors, no network")
-    parser.add_argument("--c-puct", type=float, nargs="*", default=[1.25], help="PUCT constants (default 1.25)")
-    parser.add_argument("--sims", type=int, nargs="*", default=[32], help="PUCT budgets to measure (default 32)")
-    parser.add_argument("--uniform", type=int, default=20000, help="uniformly drawn states for the value report")
+    source.add_argument(
+        "--exact", action="store_true", help="the solver's values and uniform priors, no network"
+    )
+    parser.add_argument(
+        "--c-puct", type=float, nargs="*", default=[1.25], help="PUCT constants (default 1.25)"
+    )
+    parser.add_argument(
+        "--sims", type=int, nargs="*", default=[32], help="PUCT budgets to measure (default 32)"
+    )
+    parser.add_argument(
+        "--uniform", type=int, default=20000, help="uniformly drawn states for the value report"
+    )
     parser.add_argument("--threads", type=int, default=1, help="the network's CPU threads")
     args = parser.parse_args(argv)
     if any(s < 1 for s in args.sims) or args.uniform < 0 or any(not c >= 0 for c in args.c_puct):
@@ -164,7 +183,9 @@ def main(argv: list[str] | None = None) -> int:
         moves["one_step_expectimax"] = summary(one_step_actions(game, evaluate_fn, labelled.states))
         for c_puct in args.c_puct:
             for sims in args.sims:
-                actions = network_actions(game, evaluate_fn, PUCTConfig(num_simulations=sims, c_puct=c_puct), labelled)
+                actions = network_actions(
+                    game, evaluate_fn, PUCTConfig(num_simulations=sims, c_puct=c_puct), labelled
+                )
                 key = f"sims_{sims}" if len(args.c_puct) == 1 else f"sims_{sims}_c_{c_puct:g}"
                 moves[key] = summary(actions)
         report["moves"][name] = moves
@@ -173,8 +194,15 @@ def main(argv: list[str] | None = None) -> int:
         own = rng.integers(0, game.goal, args.uniform)
         turn_total = np.minimum(rng.integers(0, 40, args.uniform), game.goal - 1 - own)
         opponent = rng.integers(0, game.goal, args.uniform)
-        exact = np.array([2 * solver.win_probability(int(i), int(j), int(k)) - 1 for i, j, k in zip(own, opponent, turn_total)])
-        report["value"]["uniform"] = value_report(values_of(game.states_at(own, opponent, turn_total)), exact, turn_total)
+        exact = np.array(
+            [
+                2 * solver.win_probability(int(i), int(j), int(k)) - 1
+                for i, j, k in zip(own, opponent, turn_total)
+            ]
+        )
+        report["value"]["uniform"] = value_report(
+            values_of(game.states_at(own, opponent, turn_total)), exact, turn_total
+        )
     print(json.dumps(report, indent=1))
     return 0
 
