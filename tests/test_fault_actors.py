@@ -23,7 +23,8 @@ from selfplay.worker import GAME_ID_BLOCK
 from trainer import checkpoint as ckpt
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-TRAIN = TINY_TRAIN
+# outcome value targets: whole_game_problems reads each game's result back from them
+TRAIN = [*TINY_TRAIN, "selfplay.value_target=z"]
 
 #: tic-tac-toe's 8 lines, as sets of cells 0-8
 LINES = [
