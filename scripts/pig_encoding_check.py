@@ -57,12 +57,7 @@ def target_report(game, solver, numbers: np.ndarray, targets: np.ndarray) -> dic
     """Per turn-total bucket: the buffer's mean target ``z``, the solver's mean ``2 P - 1`` over the
     same positions, and their correlation (a turn total reaching the goal is a win in hand, 1)."""
     own, opponent, turn_total = numbers[:, 0], numbers[:, 1], numbers[:, 2]
-    exact = np.array(
-        [
-            1.0 if i + k >= game.goal else 2 * solver.win_probability(int(i), int(j), int(k)) - 1
-            for i, j, k in zip(own, opponent, turn_total)
-        ]
-    )
+    exact = 2 * solver.win_probabilities(own, opponent, turn_total) - 1
     out = {}
     for low, high in BUCKETS:
         rows = (turn_total >= low) & (turn_total < high)
@@ -119,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     numbers = decode(observations, args.buffer_encoding)
     labelled = labelled_set(game, "optimal_play")
     test = np.array([game.scores(tuple(int(v) for v in row)) for row in labelled.states], dtype=np.int64)
-    exact = np.array([2 * solver.win_probability(*map(int, row)) - 1 for row in test])
+    exact = 2 * solver.win_probabilities(test[:, 0], test[:, 1], test[:, 2]) - 1
     report = {"buffer": args.buffer, "positions": int(len(targets)), "steps": args.steps}
     report["targets"] = target_report(game, solver, numbers, targets)
     for encoding in ("onehot", "thermometer"):

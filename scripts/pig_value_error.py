@@ -67,20 +67,10 @@ def exact_evaluator(game):
     turn total that reaches the goal is a win in hand (value 1).
     """
     solver = game.exact_solver()
-    top = game.goal - 1
-    table = np.zeros((game.goal, game.goal, game.goal))
-    for i in range(game.goal):
-        for j in range(game.goal):
-            for k in range(game.goal - i):
-                table[i, j, k] = 2 * solver.win_probability(i, j, k) - 1
 
     def evaluate(observations, legal_mask):
         numbers = np.asarray(observations)[:, :, 0, :].sum(axis=2).round().astype(np.int64)
-        own, opponent = numbers[:, 0], numbers[:, 1]
-        turn_total = numbers[:, 2]
-        values = np.where(
-            own + turn_total >= game.goal, 1.0, table[own, opponent, np.minimum(turn_total, top - own)]
-        )
+        values = 2 * solver.win_probabilities(numbers[:, 0], numbers[:, 1], numbers[:, 2]) - 1
         legal = np.asarray(legal_mask, dtype=np.float32)
         priors = legal / np.maximum(legal.sum(axis=1, keepdims=True), 1.0)
         return priors, values.astype(np.float32)
@@ -161,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in SET_NAMES:
         labelled = labelled_set(game, name)
         ijk = np.array([game.scores(tuple(int(v) for v in row)) for row in labelled.states])
-        exact = np.array([2 * solver.win_probability(*map(int, row)) - 1 for row in ijk])
+        exact = 2 * solver.win_probabilities(ijk[:, 0], ijk[:, 1], ijk[:, 2]) - 1
         report["value"][name] = value_report(values_of(labelled.states), exact, ijk[:, 2])
         rows = np.arange(len(labelled))
         mistakes = labelled.mistake_mask
@@ -194,12 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         own = rng.integers(0, game.goal, args.uniform)
         turn_total = np.minimum(rng.integers(0, 40, args.uniform), game.goal - 1 - own)
         opponent = rng.integers(0, game.goal, args.uniform)
-        exact = np.array(
-            [
-                2 * solver.win_probability(int(i), int(j), int(k)) - 1
-                for i, j, k in zip(own, opponent, turn_total)
-            ]
-        )
+        exact = 2 * solver.win_probabilities(own, opponent, turn_total) - 1
         report["value"]["uniform"] = value_report(
             values_of(game.states_at(own, opponent, turn_total)), exact, turn_total
         )

@@ -186,3 +186,19 @@ def test_observation_is_thermometer_planes_from_the_movers_view():
     swapped = game.observation(game.states_at([7], [4], [12], to_play=0))
     np.testing.assert_array_equal(swapped[0, 0], obs[0, 1])
     np.testing.assert_array_equal(swapped[0, 1], obs[0, 0])
+
+
+def test_batched_win_probabilities_match_the_single_queries():
+    solver = solve(10)
+    rng = np.random.default_rng(3)
+    own, opponent, turn = rng.integers(0, 10, 200), rng.integers(0, 10, 200), rng.integers(0, 15, 200)
+    batched = solver.win_probabilities(own, opponent, turn)
+    assert batched.shape == (200,) and batched.dtype == np.float64
+    np.testing.assert_array_equal(
+        batched, [solver.win_probability(int(i), int(j), int(k)) for i, j, k in zip(own, opponent, turn)]
+    )
+    assert solver.win_probabilities([9], [9], [0])[0] == pytest.approx(solver.win_probability(9, 9, 0))
+    with pytest.raises(ValueError, match=r"opponent's score must be in \[0, 10\)"):
+        solver.win_probabilities([0], [10], [0])
+    with pytest.raises(ValueError, match="turn total must be >= 0"):
+        solver.win_probabilities([0], [0], [-1])

@@ -101,6 +101,22 @@ class PigSolver:
         self._check(i, j, k)
         return 1.0 if i + k >= self.goal else float(self.win_table[i, j, k])
 
+    def win_probabilities(self, own, opponent, turn_total) -> np.ndarray:
+        """``[N]`` float64 ``P(i, j, k)`` for ``[N]`` int arrays of own score, opponent's score and
+        turn total (``win_probability`` batched: 1 where the turn total reaches the goal).
+
+        Raises:
+            ValueError: if a score is outside ``[0, goal)`` or a turn total is < 0.
+        """
+        i, j, k = (np.asarray(x, dtype=np.int64).reshape(-1) for x in (own, opponent, turn_total))
+        for label, x in (("own score", i), ("opponent's score", j)):
+            if np.any((x < 0) | (x >= self.goal)):
+                raise ValueError(f"{label} must be in [0, {self.goal}), got {x.tolist()}")
+        if np.any(k < 0):
+            raise ValueError(f"turn total must be >= 0, got {k.tolist()}")
+        won = i + k >= self.goal
+        return np.where(won, 1.0, self.win_table[i, j, np.where(won, 0, k)])
+
     def action_values(self, i: int, j: int, k: int) -> tuple[float, float]:
         """``(P_roll, P_hold)``: win probabilities of rolling and of holding, then optimal play.
 
