@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from trainer import checkpoint as ckpt
+from trainer.signals import StopRequest, install_stop_handlers, restore_handlers
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,3 +60,33 @@ def test_a_stop_signal_writes_a_checkpoint_at_the_last_step(tmp_path, sig, stopp
     latest = ckpt.load_latest_checkpoint(run_dir)
     assert latest is not None and latest.step == int(finished.group(1)) > 0
     assert "SIGTERM received" not in stderr  # Ray's handler did not take the signal
+
+
+def test_stop_signals_are_recorded_not_raised():
+    """A handler that raises lands wherever the main thread is, e.g. inside a C extension's import,
+    which turns the KeyboardInterrupt into an ImportError; so the handlers only record the first signal."""
+    request = StopRequest()
+    old = install_stop_handlers(request)
+    try:
+        assert not request and request.reason is None
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)  # the handler runs between bytecodes of the main thread
+        assert request and request.reason == "interrupted"
+        os.kill(os.getpid(), signal.SIGTERM)  # a second signal changes nothing
+        time.sleep(0.05)
+        assert request.reason == "interrupted"
+    finally:
+        restore_handlers(old)
+    assert signal.getsignal(signal.SIGINT) is old[signal.SIGINT]
+    assert signal.getsignal(signal.SIGTERM) is old[signal.SIGTERM]
+
+
+def test_sigterm_first_is_recorded_as_terminated():
+    request = StopRequest()
+    old = install_stop_handlers(request)
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.05)
+        assert request.reason == "terminated"
+    finally:
+        restore_handlers(old)

@@ -46,7 +46,7 @@ from trainer.faults import FaultPlan
 from trainer.reporting import RunReport
 from trainer.resume import check_resume_compatible
 from trainer.schedule import Schedule
-from trainer.signals import Terminated, install_stop_handlers, restore_handlers
+from trainer.signals import StopRequest, install_stop_handlers, restore_handlers
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +123,7 @@ class TrainingRun:
         self.last_checkpoint_step: int | None = None  # the step of the newest checkpoint on disk
         self.started = time.monotonic()
         self.stopped_by = "running"
+        self.stop = StopRequest()  # set by SIGINT or SIGTERM, polled by the loop (trainer/signals.py)
 
     # ------------------------------------------------------------------ set-up
     def _setup_learner(self):
@@ -316,14 +317,23 @@ class TrainingRun:
         )
         self.gate_candidate = candidate
 
+    def _wait_ready(self, ref, timeout: float) -> bool:
+        """Whether ``ref`` finished within ``timeout`` seconds; a stop signal ends the wait early."""
+        import ray
+
+        deadline = time.monotonic() + timeout
+        while True:
+            ready, _ = ray.wait([ref], timeout=max(0.0, min(0.5, deadline - time.monotonic())))
+            if ready or self.stop or time.monotonic() >= deadline:
+                return bool(ready)
+
     def _poll_gate(self, timeout: float = 0.0) -> None:
         import ray
         from ray.exceptions import RayActorError
 
         if self.gate_inflight is None:
             return
-        ready, _ = ray.wait([self.gate_inflight], timeout=timeout)
-        if not ready:
+        if not self._wait_ready(self.gate_inflight, timeout):
             return
         try:
             result = ray.get(self.gate_inflight)
@@ -383,8 +393,7 @@ class TrainingRun:
 
         if self.accuracy_inflight is None:
             return
-        ready, _ = ray.wait([self.accuracy_inflight], timeout=timeout)
-        if not ready:
+        if not self._wait_ready(self.accuracy_inflight, timeout):
             return
         try:
             result = ray.get(self.accuracy_inflight)
@@ -506,6 +515,9 @@ class TrainingRun:
 
     # ------------------------------------------------------------------ the run
     def _budget_reached(self) -> bool:
+        if self.stop:
+            self.stopped_by = self.stop.reason
+            return True
         reason = self.schedule.stop_reason(self.learner.steps, time.monotonic() - self.started)
         if reason is not None:
             self.stopped_by = reason
@@ -529,7 +541,7 @@ class TrainingRun:
         loaded = self._load_checkpoint()  # before Ray starts: an unreadable run fails fast
         self._setup_learner()
         self._start_ray()
-        old_handlers = install_stop_handlers()  # after Ray, whose driver installs its own
+        old_handlers = install_stop_handlers(self.stop)  # after Ray, whose driver installs its own
         try:
             self._create_actors()
             self._set_best(self._snapshot_numpy(), 0)
@@ -553,21 +565,21 @@ class TrainingRun:
                 self._submit(index)
             # last before the main loop, whose stop signals write a checkpoint (tests wait for it)
             atomic_write_json(self.run_dir / "actors.json", {"selfplay_nodes": nodes})
-            try:
-                while not self._budget_reached():
-                    self._collect_selfplay()
-                    self._train_some()
-                    self._poll_gate()
-                    self._start_accuracy()
-                    self._poll_accuracy()
-                    self.report.log_selfplay(self.learner.steps, self.counters, self.buffer_stats)
-                    self._status()
-                if self.gate_inflight is not None:  # let the last gating match finish
-                    self._poll_gate(timeout=max(60.0, 10.0 * self.config.arena.num_games))
+            while not self._budget_reached():
+                self._collect_selfplay()
+                self._train_some()
+                self._poll_gate()
+                self._start_accuracy()
+                self._poll_accuracy()
+                self.report.log_selfplay(self.learner.steps, self.counters, self.buffer_stats)
+                self._status()
+            if not self.stop and self.gate_inflight is not None:  # let the last gating match finish
+                self._poll_gate(timeout=max(60.0, 10.0 * self.config.arena.num_games))
+            if not self.stop:
                 self._start_accuracy()  # the final best model's mistake rates
                 self._poll_accuracy(timeout=120.0)
-            except KeyboardInterrupt as stop:
-                self.stopped_by = "terminated" if isinstance(stop, Terminated) else "interrupted"
+            if self.stop:
+                self.stopped_by = self.stop.reason
                 self.status.message(f"{self.stopped_by}: writing a checkpoint, then stopping")
             self.report.log_selfplay(self.learner.steps, self.counters, self.buffer_stats, force=True)
             self._checkpoint()

@@ -1,33 +1,54 @@
-"""Stop signals of a training run: SIGTERM and SIGINT both end the run through its checkpoint."""
+"""Stop signals of a training run: SIGTERM and SIGINT both end the run through its checkpoint.
+
+The handlers only record the request; the training loop polls it between steps. Raising from a
+handler (Python's default for SIGINT) would land wherever the main thread happens to be: inside
+an import of a C extension, for example, where the extension turns the ``KeyboardInterrupt`` into
+an ``ImportError`` and the run dies without its checkpoint.
+"""
 
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (``kill PID``, a batch scheduler, systemd), handled like Ctrl-C: a checkpoint, then exit."""
-
-
-def _raise_terminated(signum, frame) -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the checkpoint short
-    raise Terminated()
+#: what a stop signal's name becomes in the run's summary (``run finished (REASON)``)
+STOP_REASONS = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
 
 
-def install_stop_handlers() -> dict:
-    """Make SIGTERM and SIGINT stop the run through its checkpointing path; returns the old handlers.
+class StopRequest:
+    """The first SIGINT (Ctrl-C) or SIGTERM (``kill PID``, a batch scheduler, systemd) a run received.
 
-    SIGINT gets Python's ``default_int_handler`` back even when the process started with it
-    ignored (a job started with ``&`` from a script), and SIGTERM raises :class:`Terminated`
-    instead of Ray's handler, which only prints a stack trace and dies. Outside the main thread
-    nothing is changed (``{}``).
+    ``reason`` is ``None`` until a signal arrives, then ``"interrupted"`` (SIGINT) or
+    ``"terminated"`` (SIGTERM). Later signals change nothing: the checkpoint being written is
+    never cut short (``kill -9`` still ends the process at once).
+    """
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.reason is not None
+
+    def handle(self, signum, frame) -> None:
+        if self.reason is None:
+            self.reason = STOP_REASONS[signum]
+        else:
+            print(f"{self.reason}: already stopping, the checkpoint is being written", file=sys.stderr)
+
+
+def install_stop_handlers(request: StopRequest) -> dict:
+    """Make SIGTERM and SIGINT set ``request`` instead of killing the process; returns the old handlers.
+
+    This replaces the handlers whatever they were: SIGINT ignored at start (a job started with
+    ``&`` from a script) and Ray's SIGTERM handler, which only prints a stack trace and dies.
+    Outside the main thread nothing is changed (``{}``).
     """
     if threading.current_thread() is not threading.main_thread():
         return {}
-    old = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, _raise_terminated)
+    old = {sig: signal.getsignal(sig) for sig in STOP_REASONS}
+    for sig in STOP_REASONS:
+        signal.signal(sig, request.handle)
     return old
 
 
