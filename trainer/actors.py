@@ -34,6 +34,12 @@ GatingActor = ray.remote(max_restarts=0)(GatingWorker)
 #: by about 4 MiB a minute for the first half hour (scripts/soak.py, docs/reliability.md).
 RAY_TASK_EVENTS_KEPT = 10_000
 
+#: How much nicer than the driver Ray's workers run (Ray's default: 15). At 15 the self-play,
+#: buffer and gating actors get almost no CPU whenever the learner (the driver) or anything else
+#: at normal priority is busy, so on a small machine self-play starves; at 0 they share the CPU
+#: with the learner as equals, and the replay ratio (``trainer/schedule.py``) sets the balance.
+RAY_WORKER_NICENESS = 0
+
 
 def start_ray(rc) -> bool:
     """Start Ray as ``config.ray`` (a ``trainer.config.RaySchema``) says; True if this call started it
@@ -52,6 +58,8 @@ def start_ray(rc) -> bool:
     system_config = {}
     if "RAY_task_events_max_num_task_in_gcs" not in os.environ:  # the user's setting wins
         system_config["task_events_max_num_task_in_gcs"] = RAY_TASK_EVENTS_KEPT
+    if "RAY_worker_niceness" not in os.environ:
+        system_config["worker_niceness"] = RAY_WORKER_NICENESS
     ray.init(
         address="local", num_cpus=rc.num_cpus, num_gpus=rc.num_gpus,
         object_store_memory=rc.object_store_memory, _system_config=system_config, **kwargs
