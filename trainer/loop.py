@@ -515,8 +515,7 @@ class TrainingRun:
 
     # ------------------------------------------------------------------ the run
     def _budget_reached(self) -> bool:
-        if self.stop:
-            self.stopped_by = self.stop.reason
+        if self.stop:  # stopped_by is set where the run writes its checkpoint
             return True
         reason = self.schedule.stop_reason(self.learner.steps, time.monotonic() - self.started)
         if reason is not None:
