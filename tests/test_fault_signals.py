@@ -29,26 +29,28 @@ def test_a_stop_signal_writes_a_checkpoint_at_the_last_step(tmp_path, sig, stopp
     command = [
         sys.executable, "-m", "trainer.cli", "experiment=tiny", "game=tictactoe", f"hydra.run.dir={run_dir}",
         "run.max_steps=100000", "run.max_minutes=4", "trainer.checkpoint_every_steps=100000",
+        "run.status_every_seconds=0.5",
     ]
+    out_path, err_path = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
     # a child inherits an ignored SIGINT, as a job started with `&` from a script does
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if start_ignoring_sigint else None
     try:
-        proc = subprocess.Popen(
-            command, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            start_new_session=True,
-        )
+        with open(out_path, "w") as out, open(err_path, "w") as err:
+            proc = subprocess.Popen(command, cwd=REPO_ROOT, stdout=out, stderr=err, start_new_session=True)
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
     try:
+        # some training steps (the status line says so), no periodic checkpoint (every 100,000 steps);
+        # a fresh checkout's first runs take longer to their first game
         deadline = time.monotonic() + 180
-        while not (run_dir / "actors.json").is_file():  # written just before the main loop
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "train did not reach its main loop"
+        while not re.search(r"^step [1-9]", out_path.read_text(), re.MULTILINE):
+            assert proc.poll() is None, err_path.read_text()[-3000:]
+            assert time.monotonic() < deadline, "train made no optimiser step in 180 s"
             time.sleep(0.5)
-        time.sleep(4)  # some training steps, no periodic checkpoint (every 100,000 steps)
         os.kill(proc.pid, sig)
-        stdout, stderr = proc.communicate(timeout=120)
+        proc.wait(timeout=120)
+        stdout, stderr = out_path.read_text(), err_path.read_text()
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
