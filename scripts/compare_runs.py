@@ -1,7 +1,7 @@
 """Train several configurations for the same wall clock and compare their mistake rates.
 
 Each configuration (a name and Hydra overrides) is trained with ``train`` once per seed, one run
-after another (never two at once: they would share the CPUs), for ``--minutes`` of wall clock each
+after another (never two at once on the same CPUs; ``--side-by-side`` below), for ``--minutes`` of wall clock each
 (``run.max_minutes``). Every new best model's mistake rate against perfect play is read back from
 the run's TensorBoard scalars (``arena/mistake_rate/SET``), with its time in seconds since the
 ``train`` command started (Ray start-up included). The script writes ``compare.json`` (every run's
@@ -16,9 +16,15 @@ Examples::
         --config baseline= --config gumbel="mcts.algorithm=gumbel" --out runs/compare_ttt
     .venv/bin/python scripts/compare_runs.py --game connect4 --minutes 60 --at-minutes 15 30 60 \\
         --config puct= --config gumbel="mcts.algorithm=gumbel mcts.num_simulations=32" --out runs/c4
+    .venv/bin/python scripts/compare_runs.py --game connect4 --minutes 15 --side-by-side \\
+        --config default= --config gumbel="mcts.algorithm=gumbel mcts.num_simulations=32" --out runs/c4_sbs
 
 Overrides of one configuration are separated by spaces. ``--nice N`` runs the trainings at a
-lower priority (``nice -n N``) on a shared machine.
+lower priority (``nice -n N``) on a shared machine. ``--side-by-side`` runs the configurations of
+one seed at the same time instead, each pinned to its own CPU (``taskset -c I``, configuration I on
+CPU I) with ``ray.num_cpus`` set to the machine's CPU count so that every run starts the actors a
+whole-machine run would: A and B then meet the same machine state at every moment, at the price of
+one CPU each.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import shutil
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -88,15 +95,29 @@ def rate_at(curve: list[list[float]], seconds: float) -> float | None:
     return rate
 
 
-def run_one(game: str, name: str, overrides: list[str], seed: int, minutes: float, out: Path, nice: int) -> dict:
-    run_dir = out / name / f"seed{seed}"
+def train_command(game: str, overrides: list[str], seed: int, minutes: float, run_dir: Path, nice: int = 0,
+                  cpu: int | None = None) -> list[str]:
+    """The ``train`` command line of one run; ``cpu``: pin it to that CPU (``--side-by-side``)."""
     command = [
         sys.executable, "-c", "from trainer.cli import main; main()",
         f"game={game}", f"run.max_minutes={minutes}", f"run.seed={seed}", "run.live_status=false",
-        f"hydra.run.dir={run_dir}", *overrides,
+        f"hydra.run.dir={run_dir}",
     ]
+    if cpu is not None and not any(o.startswith("ray.num_cpus=") for o in overrides):
+        # the actors a whole-machine run starts (Ray would count only the one CPU it may use)
+        command.append(f"ray.num_cpus={os.cpu_count()}")
+    command += overrides
     if nice:
         command = ["nice", "-n", str(nice), *command]
+    if cpu is not None:
+        command = ["taskset", "-c", str(cpu), *command]
+    return command
+
+
+def run_one(game: str, name: str, overrides: list[str], seed: int, minutes: float, out: Path, nice: int,
+            cpu: int | None = None) -> dict:
+    run_dir = out / name / f"seed{seed}"
+    command = train_command(game, overrides, seed, minutes, run_dir, nice, cpu)
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     (out / name).mkdir(parents=True, exist_ok=True)
     for attempt in range(1, STARTUP_ATTEMPTS + 1):
@@ -157,12 +178,24 @@ def main(argv: list[str] | None = None) -> dict:
                         help="also report the last rate at or before these minutes since each command started")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--nice", type=int, default=0)
+    parser.add_argument("--side-by-side", action="store_true",
+                        help="run the configurations of a seed at once, configuration I pinned to CPU I")
     args = parser.parse_args(argv)
     configs = [parse_config(text) for text in args.config]
+    if args.side_by_side and len(configs) > (os.cpu_count() or 1):
+        parser.error(f"--side-by-side: expected at most {os.cpu_count()} configurations (one per CPU), "
+                     f"got {len(configs)}")
     args.out.mkdir(parents=True, exist_ok=True)
     marks = args.at_minutes or []
     results: dict[str, list[dict]] = {name: [] for name, _ in configs}
     for seed in args.seeds:  # seeds outermost: configurations interleaved against machine drift
+        if args.side_by_side:
+            with ThreadPoolExecutor(len(configs)) as pool:
+                runs = [pool.submit(run_one, args.game, name, overrides, seed, args.minutes, args.out, args.nice, cpu)
+                        for cpu, (name, overrides) in enumerate(configs)]
+                for (name, _), run in zip(configs, runs):
+                    results[name].append(run.result())
+            continue
         for name, overrides in configs:
             results[name].append(run_one(args.game, name, overrides, seed, args.minutes, args.out, args.nice))
     summary = {}
@@ -176,6 +209,7 @@ def main(argv: list[str] | None = None) -> dict:
             summary[name][f"seed{run['seed']}"] = entry
     report = {
         "game": args.game, "minutes": args.minutes, "seeds": args.seeds, "nice": args.nice,
+        "side_by_side": args.side_by_side,
         "configs": {name: overrides for name, overrides in configs}, "cpu_count": os.cpu_count(),
         "load_average_at_end": os.getloadavg(), "summary": summary, "runs": results,
     }

@@ -33,6 +33,21 @@ def test_parse_config_and_rate_at():
     assert compare.rate_at(curve, 100.0) == 0.0
 
 
+def test_side_by_side_pins_each_run_to_one_cpu_with_the_whole_machines_actors(tmp_path):
+    import os
+
+    compare = _load("compare_runs")
+    command = compare.train_command("connect4", ["mcts.algorithm=gumbel"], 1, 15, tmp_path / "r", nice=0, cpu=1)
+    assert command[:3] == ["taskset", "-c", "1"]
+    assert command[-2:] == [f"ray.num_cpus={os.cpu_count()}", "mcts.algorithm=gumbel"]
+    assert "run.seed=1" in command and "run.max_minutes=15" in command
+    # a configuration's own ray.num_cpus is kept, once; without a CPU the command is not pinned
+    own = compare.train_command("connect4", ["ray.num_cpus=4"], 0, 15, tmp_path / "r", cpu=0)
+    assert [c for c in own if c.startswith("ray.num_cpus=")] == ["ray.num_cpus=4"]
+    plain = compare.train_command("connect4", [], 0, 15, tmp_path / "r", nice=10)
+    assert plain[:3] == ["nice", "-n", "10"] and not any(c.startswith("ray.num_cpus=") for c in plain)
+
+
 def test_curves_come_back_from_tensorboard_with_their_seconds(tmp_path):
     from torch.utils.tensorboard import SummaryWriter
 
