@@ -98,11 +98,14 @@ class RunReport:
             return
         c = counters
         finished = c.finished_games
+        # a window with no self-play result has no rate (the forced last log after the actors
+        # stopped would otherwise end every rate curve with a 0)
+        played = self._window["positions"] > 0
         values = {
             "selfplay/games": c.games,
             "selfplay/positions": c.positions,
-            "selfplay/positions_per_s": self._window["positions"] / seconds,
-            "selfplay/leaf_evaluations_per_s": self._window["evaluations"] / seconds,
+            "selfplay/positions_per_s": self._window["positions"] / seconds if played else None,
+            "selfplay/leaf_evaluations_per_s": self._window["evaluations"] / seconds if played else None,
             "selfplay/batch_fill": c.leaf_evaluations / c.simulations if c.simulations else None,
             "selfplay/buffer_size": buffer_stats["size"],
             "selfplay/rejected_games": buffer_stats["rejected_games"],
