@@ -23,11 +23,14 @@ Public API:
   player, one position at a time)
 * ``network_mistake_rates(game, evaluate_fn, puct_config, sets=None) -> dict[str, float]`` (the
   training loop's call: one batched greedy PUCT search over all positions of a set at once)
+* ``chosen_move_rate(game, name, choose) -> dict``: a Pons set measured on every line with only
+  the chosen moves solved (``games.connect4.pons_chosen``), for the sets too dear to label whole
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -41,6 +44,7 @@ __all__ = [
     "ILLEGAL",
     "LabelledSet",
     "available_sets",
+    "chosen_move_rate",
     "connect4_labelled_set",
     "expected_random_mistake_rate",
     "labelled_sets",
@@ -138,7 +142,68 @@ def labelled_sets(game: Game, sets: Iterable | None = None) -> dict[str, Labelle
 
 
 # --------------------------------------------------------------------------- measuring players
-def player_actions(game: Game, player, labelled: LabelledSet) -> np.ndarray:
+@dataclass(frozen=True)
+class Positions:
+    """Positions to choose moves in, without labels (``LabelledSet`` has the same first fields).
+
+    Attributes:
+        name: set name.
+        moves: ``N`` move strings from the start.
+        states: ``[N, S]`` int64 states.
+    """
+
+    name: str
+    moves: list[str]
+    states: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.moves)
+
+
+def chosen_move_rate(
+    game: Game,
+    name: str,
+    choose: Callable[[Positions], np.ndarray],
+    *,
+    limit: int | None = None,
+    workers: int = 1,
+    progress=None,
+) -> dict:
+    """Mistake rate on every line of Pons' set ``name`` (Connect Four), solving only the chosen moves.
+
+    ``choose`` maps the set's positions (``Positions``; the first ``limit`` lines, all with None)
+    to ``[N]`` int 0-based actions, such as ``lambda p: player_actions(game, player, p)``. Each
+    move is a mistake or not by one null-window solve, cached
+    (``games.connect4.pons_chosen.chosen_move_mistakes``), so the set needs no full labels.
+
+    Returns:
+        ``{"positions", "mistakes", "mistake_rate", "solved": moves searched now, "solve_seconds"}``.
+
+    Raises:
+        ValueError: for a game other than Connect Four, a name outside ``games.connect4.pons.SETS``,
+            or as ``chosen_move_mistakes``.
+        FileNotFoundError: if the set's file is absent.
+    """
+    if game.name != "connect4":
+        raise ValueError(f"chosen-move measuring is for Connect Four's Pons sets, not {game.name}")
+    from games.connect4 import pons
+    from games.connect4.pons_chosen import chosen_move_mistakes
+
+    pons_file = pons.read_set(name)
+    moves = pons_file.moves[:limit]
+    actions = np.asarray(choose(Positions(name, moves, game.states_from_moves(moves))), dtype=np.int64)
+    result = chosen_move_mistakes(name, actions, workers=workers, progress=progress)
+    wrong = result["mistakes"]
+    return {
+        "positions": int(len(wrong)),
+        "mistakes": int(wrong.sum()),
+        "mistake_rate": float(wrong.mean()) if len(wrong) else 0.0,
+        "solved": result["solved"],
+        "solve_seconds": result["seconds"],
+    }
+
+
+def player_actions(game: Game, player, labelled: LabelledSet | Positions) -> np.ndarray:
     """``[N]`` int64: the action ``player`` (``select_action(game, state)``) picks in each position."""
     return np.array(
         [player.select_action(game, tuple(int(v) for v in row)) for row in labelled.states], dtype=np.int64
@@ -161,7 +226,7 @@ def player_mistake_rates(game: Game, player, sets: Iterable | None = None) -> di
 
 
 def network_actions(
-    game: Game, evaluate_fn, puct_config, labelled: LabelledSet, batch_size: int = 1024, rng=None
+    game: Game, evaluate_fn, puct_config, labelled: LabelledSet | Positions, batch_size: int = 1024, rng=None
 ) -> np.ndarray:
     """``[N]`` int64 greedy PUCT moves (most visited, lowest index on ties, no root noise), with one
     batched search per ``batch_size`` positions (``arena.network_match.search_moves``, the move

@@ -6,6 +6,7 @@ Usage::
     arena --ladder random uct:sims=1000 alphabeta:depth=3 solver --game connect4 --games 10
     arena accuracy PLAYER --game connect4 [--set middle_easy ...] [--limit N] [--json]
     arena accuracy PLAYER --game connect4 --set pons   (Pons' six sets; or --set pons-end-easy ...)
+    arena accuracy PLAYER --game connect4 --set pons-begin-hard --chosen-moves [--workers 2]
     arena expected-value A.json B.json [--json]     # poker policies, exactly: arena/policy_compare.py
 
 Players are specs (``arena.specs``): ``random``, ``minimax``, ``alphabeta:depth=5``,
@@ -157,6 +158,16 @@ def _accuracy_parser() -> argparse.ArgumentParser:
         help="a file of labelled positions in the game's format (Connect Four: games/connect4/positions; repeatable)",
     )
     parser.add_argument("--limit", type=_positive_int, help="use the first N positions of each set")
+    parser.add_argument(
+        "--chosen-moves",
+        action="store_true",
+        help="Pons' sets only: measure every line, solving just the move PLAYER chose where the set's "
+        "labels lack it (one null-window solve a move, cached; for pons-begin-hard, whose full labels "
+        "cost 23 CPU s a position). The random player's rate is not reported.",
+    )
+    parser.add_argument(
+        "--workers", type=_positive_int, default=1, help="with --chosen-moves: processes solving at once"
+    )
     _common_options(parser)
     return parser
 
@@ -362,6 +373,14 @@ def _accuracy(args) -> int:
 
     game = games.make(args.game)
     _, (player,), _ = _players([args.player], game, args.seed)
+
+    def choose(positions):
+        if isinstance(player, MCTSPlayer):  # a network: one batched search per set (as training does)
+            return network_actions(game, player.evaluate_fn, player.config, positions, rng=player.rng)
+        return player_actions(game, player, positions)
+
+    if args.chosen_moves:
+        return _chosen_move_accuracy(args, game, choose)
     wanted: list | None = list(args.sets) if args.sets else None
     if args.set_files:
         wanted = (wanted or []) + [game.read_labelled_set(path) for path in args.set_files]
@@ -372,10 +391,7 @@ def _accuracy(args) -> int:
     for name, labelled in sets.items():
         if args.limit is not None and args.limit < len(labelled):
             labelled = labelled.head(args.limit)
-        if isinstance(player, MCTSPlayer):  # a network: one batched search per set (as training does)
-            actions = network_actions(game, player.evaluate_fn, player.config, labelled, rng=player.rng)
-        else:
-            actions = player_actions(game, player, labelled)
+        actions = choose(labelled)
         rate = mistake_rate(labelled, actions)
         rows[name] = {
             "positions": len(labelled),
@@ -410,6 +426,36 @@ def _accuracy(args) -> int:
         if with_values:
             cells.append(f"{row.get('mean_win_probability_loss', 0.0):.6f}")
         table.add_row(*cells)
+    _console(sys.stdout).print(table)
+    return 0
+
+
+def _chosen_move_accuracy(args, game, choose) -> int:
+    """``arena accuracy --chosen-moves``: Pons' sets, every line, only the chosen moves solved."""
+    from rich.table import Table
+
+    from arena.accuracy import chosen_move_rate
+
+    if game.name != "connect4" or args.set_files:
+        raise ValueError("--chosen-moves measures Connect Four on Pons' sets (--set pons-..., not --set-file)")
+    from games.connect4 import pons
+
+    names: list[str] = []
+    for item in args.sets or [pons.GROUP]:
+        if item != pons.GROUP and item not in pons.SETS:
+            raise ValueError(f"--chosen-moves: expected a Pons set or {pons.GROUP!r}, got {item!r}; one of {list(pons.SETS)}")
+        names.extend(pons.SETS if item == pons.GROUP else [item])
+    rows = {name: chosen_move_rate(game, name, choose, limit=args.limit, workers=args.workers) for name in names}
+    if args.json:
+        print(json.dumps({"player": args.player, "game": game.name, "chosen_moves": True, "sets": rows}))
+        return 0
+    table = Table(
+        "set", "positions", "mistakes", "mistake rate", "moves solved now", title=f"{args.player}: mistakes against perfect play"
+    )
+    for name, row in rows.items():
+        table.add_row(
+            name, str(row["positions"]), str(row["mistakes"]), f"{row['mistake_rate']:.4%}", str(row["solved"])
+        )
     _console(sys.stdout).print(table)
     return 0
 

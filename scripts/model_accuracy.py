@@ -9,6 +9,7 @@ network's policy alone (the largest masked prior). ``--solver`` turns on the MCT
 
     python scripts/model_accuracy.py --model runs/c4/best --sims 0 64 200
     python scripts/model_accuracy.py --model runs/c4/best --sims 200 --set end_easy --limit 300
+    python scripts/model_accuracy.py --model runs/c4/best --set pons-begin-hard --chosen-moves --workers 2
 
 Output: ``{"model", "game", "sets": {name: positions}, "rates": {budget: {set: rate}},
 "mistakes": {budget: {set: count}}, "seconds": {budget: s}}``.
@@ -26,13 +27,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.accuracy import available_sets, labelled_sets, network_actions  # noqa: E402
+from arena.accuracy import available_sets, chosen_move_rate, labelled_sets, network_actions  # noqa: E402
 from arena.model_player import load_model  # noqa: E402
 from games.labelled import LabelledSet, mistake_mask  # noqa: E402
 from mcts import PUCTConfig  # noqa: E402
 
 
-def policy_actions(game, evaluate_fn, labelled: LabelledSet, batch_size: int) -> np.ndarray:
+def policy_actions(game, evaluate_fn, labelled, batch_size: int) -> np.ndarray:
     """``[N]`` int64: the legal action with the largest prior, lowest index on ties."""
     chunks = []
     for begin in range(0, len(labelled), batch_size):
@@ -55,6 +56,35 @@ def truncated(labelled: LabelledSet, limit: int | None) -> LabelledSet:
     )
 
 
+def chosen_moves_main(args, game, evaluate_fn, names: list[str]) -> int:
+    """``--chosen-moves``: each budget on every line of the named Pons sets, as JSON."""
+    from games.connect4 import pons
+
+    names = [member for name in names for member in (pons.SETS if name == pons.GROUP else [name])]
+    out = {"model": args.model, "game": game.name, "solver": args.solver, "chosen_moves": True, "sets": {}}
+    for key in ("rates", "mistakes", "seconds", "solved", "solve_seconds"):
+        out[key] = {}
+    for sims in args.sims:
+        config = PUCTConfig(num_simulations=sims, solver=args.solver) if sims else None
+
+        def choose(positions, config=config):
+            if config is None:
+                return policy_actions(game, evaluate_fn, positions, args.batch)
+            return network_actions(game, evaluate_fn, config, positions, args.batch)
+
+        start = time.perf_counter()
+        rows = {
+            name: chosen_move_rate(game, name, choose, limit=args.limit, workers=args.workers) for name in names
+        }
+        out["sets"] = {name: row["positions"] for name, row in rows.items()}
+        for key, field in (("rates", "mistake_rate"), ("mistakes", "mistakes"), ("solved", "solved"), ("solve_seconds", "solve_seconds")):
+            out[key][str(sims)] = {name: row[field] for name, row in rows.items()}
+        out["seconds"][str(sims)] = round(time.perf_counter() - start, 1)
+        print(json.dumps({"sims": sims, "rates": out["rates"][str(sims)]}), file=sys.stderr, flush=True)
+    print(json.dumps(out, indent=1))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", required=True, help="a run's best/ folder, an export folder or a .pt file")
@@ -64,7 +94,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--solver", action="store_true", help="MCTS-solver in the searches")
     parser.add_argument("--batch", type=int, default=256, help="positions per search call")
     parser.add_argument("--threads", type=int, default=None, help="the network's CPU threads (default: one per core)")
+    parser.add_argument(
+        "--chosen-moves", action="store_true", help="Pons' sets: every line, only the chosen moves solved (cached)"
+    )
+    parser.add_argument("--workers", type=int, default=1, help="with --chosen-moves: processes solving at once")
     args = parser.parse_args(argv)
+    if args.workers < 1:
+        parser.error(f"--workers: expected >= 1, got {args.workers}")
     if any(s < 0 for s in args.sims):
         parser.error(f"--sims: expected budgets >= 0, got {args.sims}")
     if args.limit is not None and args.limit < 1:
@@ -72,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         game, evaluate_fn = load_model(args.model, num_threads=args.threads)
         names = args.sets if args.sets else available_sets(game)
+        if args.chosen_moves:
+            return chosen_moves_main(args, game, evaluate_fn, names)
         sets = {name: truncated(ls, args.limit) for name, ls in labelled_sets(game, names).items()}
     except (OSError, ValueError) as error:
         print(f"model_accuracy: {error}", file=sys.stderr)

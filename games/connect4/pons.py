@@ -207,17 +207,22 @@ def save_labels(pons_file: PonsFile, outcomes: np.ndarray) -> Path:
         raise ValueError(f"expected outcomes of shape [K <= {len(pons_file.moves)}, {WIDTH}], got {outcomes.shape}")
     if not np.all(np.isin(outcomes, (NO_OUTCOME, -1, 0, 1))):
         raise ValueError("expected outcomes in {-2 (full column), -1, 0, 1}")
-    path = cache_path(pons_file.name)
+    return write_npz_atomically(
+        cache_path(pons_file.name),
+        sha1=np.array(pons_file.sha1),
+        moves=np.array(pons_file.moves[: len(outcomes)], dtype=np.str_),
+        outcomes=outcomes.astype(np.int8),
+    )
+
+
+def write_npz_atomically(path: Path, **arrays) -> Path:
+    """Write ``arrays`` to the ``.npz`` file ``path``: a temporary file in the same folder,
+    flushed, ``fsync``-ed, then ``os.replace`` (the module doc's protocol). Creates the folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(descriptor, "wb") as handle:
-            np.savez(
-                handle,
-                sha1=np.array(pons_file.sha1),
-                moves=np.array(pons_file.moves[: len(outcomes)], dtype=np.str_),
-                outcomes=outcomes.astype(np.int8),
-            )
+            np.savez(handle, **arrays)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, path)

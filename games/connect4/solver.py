@@ -55,6 +55,7 @@ from games.connect4.solver_kernels import (
     NO_OUTCOME,
     NO_SCORE,
     _analyze,
+    _move_reaches,
     _optimal_moves,
     _outcomes,
     _solve_many,
@@ -254,6 +255,32 @@ class Solver:
             ValueError: as :func:`parse_moves`.
         """
         return self.outcomes_parsed(parse_moves(moves, allow_empty))
+
+    def move_reaches(self, moves: str, column: int, target: int, allow_empty: bool = False) -> bool:
+        """Whether playing 0-based ``column`` in ``moves`` gives the side to move at least the
+        outcome ``target`` under perfect play: ``target=1`` asks "does it win?", ``target=0``
+        "does it avoid losing?".
+
+        One null-window search on the child (Pons, "Solving Connect 4", part 7), so it costs a
+        fraction of :meth:`outcomes`, which searches every column with the window ``(-1, 1)``.
+        Whether a move is a mistake needs only this: in a won position a move is one exactly when it
+        does not reach 1, in a drawn one when it does not reach 0.
+
+        Raises:
+            ValueError: as :func:`parse_moves`, for a column outside 0-6 or a full one, or a
+                ``target`` other than 0 or 1.
+        """
+        if isinstance(target, bool) or target not in (0, 1):
+            raise ValueError(f"target must be 0 (draw or better) or 1 (win), got {target!r}")
+        if isinstance(column, bool) or not isinstance(column, (int, np.integer)) or not 0 <= column < WIDTH:
+            raise ValueError(f"column must be an int in 0..{WIDTH - 1}, got {column!r}")
+        p = parse_moves(moves, allow_empty)
+        if p.mask & top_mask(int(column)):
+            raise ValueError(f"column {int(column) + 1} of {moves!r} is full")
+        nodes = np.zeros(1, dtype=np.int64)
+        reached = _move_reaches(p.position, p.mask, p.num_moves, int(column), int(target), *self._args(), nodes)
+        self.node_count = int(nodes[0])
+        return bool(reached)
 
     def optimal_moves_parsed(self, position: Position) -> tuple[int, np.ndarray]:
         """Exact score of a parsed, unfinished position and the columns that keep it.

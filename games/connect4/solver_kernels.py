@@ -453,3 +453,47 @@ def _outcomes(position, mask, num_moves, table, book_keys, book_values, book_dep
             )
             outcomes[col] = 1 if r <= -1 else (-1 if r >= 1 else 0)
     nodes[0] = counters[0]
+
+
+@njit(cache=True)
+def _move_reaches(
+    position, mask, num_moves, col, target, table, book_keys, book_values, book_depth, use_mirror, nodes
+):
+    """Whether playing 0-based column ``col`` (not full) gives the side to move an outcome of at
+    least ``target`` (0: a draw or a win, 1: a win) under perfect play.
+
+    One null-window search on the child, ``score(child) <= -target`` (the window
+    ``(-target, -target + 1)``, Pons part 7), cheaper than the ``(-1, 1)`` window of
+    :func:`_outcomes` when only one side of the question matters, as it does for a mistake.
+    """
+    stack = np.zeros((_MAX_PLIES, 8), dtype=np.int64)
+    move_stack = np.zeros((_MAX_PLIES, WIDTH), dtype=np.int64)
+    counters = np.zeros(1, dtype=np.int64)
+    move = (mask + BOTTOM_MASK) & COLUMN_MASKS[col]
+    nodes[0] = 0
+    if move & winning_cells(position, mask):
+        return True
+    child_position = position ^ mask
+    child_mask = mask | move
+    child_moves = num_moves + 1
+    if child_moves == NUM_CELLS:
+        return target <= 0  # the last cell, no four in a row: a draw
+    if _can_win_next(child_position, child_mask):
+        return False
+    r = _negamax(
+        child_position,
+        child_mask,
+        child_moves,
+        -target,
+        -target + 1,
+        table,
+        book_keys,
+        book_values,
+        book_depth,
+        use_mirror,
+        stack,
+        move_stack,
+        counters,
+    )
+    nodes[0] = counters[0]
+    return r <= -target
