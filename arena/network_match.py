@@ -17,7 +17,7 @@ import numpy as np
 from arena.openings import PairedOpenings, a_moves_first, opening_seed
 from arena.results import GameRecord, MatchResult
 from games.base import Game
-from mcts import PUCTConfig, run_puct, select_actions
+from mcts import PUCTConfig, run_puct, select_actions, solver_visit_counts
 
 
 def search_moves(
@@ -32,11 +32,14 @@ def search_moves(
 
     One ``mcts.run_puct`` call without root noise; the most visited action of each row, among
     equally visited ones the lowest index, or with ``break_ties`` one drawn from ``rng``
-    (``mcts.select_actions``). Returns ``[B]`` int64. The arena's batched driver and
+    (``mcts.select_actions``). With ``puct_config.solver`` the proofs decide first
+    (``mcts.solver_visit_counts``: a proven win is played, a proven loss avoided while another move
+    is not proven lost). Returns ``[B]`` int64. The arena's batched driver and
     ``arena.accuracy.network_actions`` both choose moves this way.
     """
     output = run_puct(game, states, evaluate_fn, puct_config, rng, add_root_noise=False)
-    return np.asarray(select_actions(output.visit_counts, 0.0, rng, break_ties=break_ties), dtype=np.int64)
+    counts = solver_visit_counts(output) if puct_config.solver else output.visit_counts
+    return np.asarray(select_actions(counts, 0.0, rng, break_ties=break_ties), dtype=np.int64)
 
 
 def _play_chance(game: Game, states: np.ndarray, moves: list, dice: list) -> None:

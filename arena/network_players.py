@@ -35,10 +35,14 @@ class MCTSPlayer:
         break_ties: break ties between the most visited children by Q value, then with ``rng``.
         chance: how chance nodes are searched in a game with chance, ``"expectation"`` or
             ``"sampling"`` (``mcts.PUCTConfig.chance``).
+        solver: MCTS-solver proofs in the search (``mcts.PUCTConfig.solver``; Winands et al. 2008),
+            and the proofs decide the move first (``mcts.solver_visit_counts``: a proven win is
+            played, a proven loss avoided). Searches one leaf per call, without a time limit.
 
     Raises:
         ValueError: if ``num_simulations`` < 1, ``c_puct`` < 0, ``chance`` unknown (from ``mcts.PUCTConfig``),
-            ``leaves_per_call`` < 1 or ``time_limit`` < 0.
+            ``leaves_per_call`` < 1 or ``time_limit`` < 0; with ``solver``, for ``leaves_per_call`` above
+            1, a ``time_limit`` or a game with chance states (``select_action``).
     """
 
     def __init__(
@@ -52,12 +56,18 @@ class MCTSPlayer:
         time_limit: float | None = None,
         break_ties: bool = False,
         chance: str = "expectation",
+        solver: bool = False,
     ) -> None:
         from mcts import PUCTConfig
 
         if isinstance(leaves_per_call, bool) or not isinstance(leaves_per_call, int) or leaves_per_call < 1:
             raise ValueError(f"leaves_per_call must be an integer >= 1, got {leaves_per_call!r}")
-        self.config = PUCTConfig(num_simulations=num_simulations, c_puct=c_puct, chance=chance)
+        if solver and (leaves_per_call > 1 or time_limit is not None):
+            raise ValueError(
+                "the MCTS-solver searches one leaf per call without a time limit: expected leaves_per_call=1 "
+                f"and no time_limit, got {leaves_per_call} and {time_limit}"
+            )
+        self.config = PUCTConfig(num_simulations=num_simulations, c_puct=c_puct, chance=chance, solver=bool(solver))
         if time_limit is not None and not time_limit >= 0:
             raise ValueError(f"time_limit must be >= 0 seconds, got {time_limit}")
         self.leaves_per_call = leaves_per_call
@@ -87,7 +97,12 @@ class MCTSPlayer:
             )
         else:
             output = run_puct(game, row, self.evaluate_fn, self.config, self.rng, add_root_noise=False)
-        visits = output.visit_counts[0].astype(np.int64)
+        if self.config.solver:
+            from mcts import solver_visit_counts
+
+            visits = solver_visit_counts(output)[0].astype(np.int64)  # the proofs decide first
+        else:
+            visits = output.visit_counts[0].astype(np.int64)
         if self.break_ties:
             # the most visited children; among them the highest Q, then the generator
             most = visits == visits.max()

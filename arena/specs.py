@@ -12,7 +12,8 @@ Syntax: ``KIND`` or ``KIND:KEY=VALUE[,KEY=VALUE...]``, for example::
     solver                      perfect play: the game's exact solver (Connect Four: Pons'; short games: minimax)
     mcts:model=PATH,sims=200    a network with PUCT search (batch=8: leaves per network call;
                                 time=0.5: 0.5 s per move, at most MAX_TIMED_SIMULATIONS or sims;
-                                chance=sampling: chance nodes by sampling, not expectation)
+                                chance=sampling: chance nodes by sampling, not expectation;
+                                solver=true: MCTS-solver proofs decide the move, one leaf a call)
     policy:model=PATH           the network alone: argmax of the masked policy
                                 (every kind with model= takes threads=N: the network's CPU threads)
     human                       moves typed on stdin
@@ -43,7 +44,7 @@ SPEC_OPTIONS: dict[str, dict[str, type]] = {
     "solver": {"seed": int},
     "mcts": {
         "model": str, "sims": int, "time": float, "c_puct": float, "batch": int, "threads": int, "chance": str,
-        "seed": int,
+        "solver": bool, "seed": int,
     },
     "policy": {"model": str, "threads": int, "seed": int},
     "human": {"seed": int},
@@ -54,6 +55,8 @@ CHANCE_SEARCH_KINDS = ("expectimax", "star1", "star2")
 DETERMINISTIC_SEARCH_KINDS = ("minimax", "alphabeta", "uct")
 #: values of the ``mcts`` option ``chance`` (``mcts.PUCTConfig.chance``)
 CHANCE_MODE_NAMES = ("expectation", "sampling")
+#: the words a yes/no option takes (``solver=true``)
+BOOLEAN_VALUES = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False}
 #: kinds whose ``model`` option is required
 MODEL_KINDS = ("mcts", "policy")
 #: default simulations of ``mcts`` players per move
@@ -137,6 +140,10 @@ def _convert(text: str, key: str, value: str, kind: type):
         raise ValueError(f"{text!r}: option {key!r} has no value")
     if kind is str:
         return value
+    if kind is bool:
+        if value.lower() not in BOOLEAN_VALUES:
+            raise ValueError(f"{text!r}: option {key!r} expects true or false, got {value!r}")
+        return BOOLEAN_VALUES[value.lower()]
     if kind is int:
         try:
             number = int(value)
@@ -251,8 +258,10 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
         time_limit=options.get("time"),
         c_puct=options.get("c_puct", 1.25),
         chance=options.get("chance", "expectation"),
+        solver=options.get("solver", False),
         rng=rng,
         name=name,
-        leaves_per_call=options.get("batch", DEFAULT_LEAVES_PER_CALL),
+        # the MCTS-solver searches one leaf a call; an explicit batch= with it is refused there
+        leaves_per_call=options.get("batch", 1 if options.get("solver") else DEFAULT_LEAVES_PER_CALL),
         break_ties=True,  # a seeded arena game: ties between equally visited moves go to the generator
     )
