@@ -23,8 +23,9 @@ Public API:
   player, one position at a time)
 * ``network_mistake_rates(game, evaluate_fn, puct_config, sets=None) -> dict[str, float]`` (the
   training loop's call: one batched greedy PUCT search over all positions of a set at once)
-* ``chosen_move_rate(game, name, choose) -> dict``: a Pons set measured on every line with only
-  the chosen moves solved (``games.connect4.pons_chosen``), for the sets too dear to label whole
+* ``chosen_move_rate(game, name, choose) -> dict``: a set measured on every line with only the
+  chosen moves solved (``Game.chosen_move_set_names``; Connect Four: Pons' sets,
+  ``games.connect4.pons_chosen``), for the sets too dear to label whole
 """
 
 from __future__ import annotations
@@ -169,30 +170,25 @@ def chosen_move_rate(
     workers: int = 1,
     progress=None,
 ) -> dict:
-    """Mistake rate on every line of Pons' set ``name`` (Connect Four), solving only the chosen moves.
+    """Mistake rate on every line of the set ``name``, solving only the chosen moves.
 
-    ``choose`` maps the set's positions (``Positions``; the first ``limit`` lines, all with None)
-    to ``[N]`` int 0-based actions, such as ``lambda p: player_actions(game, player, p)``. Each
-    move is a mistake or not by one null-window solve, cached
-    (``games.connect4.pons_chosen.chosen_move_mistakes``), so the set needs no full labels.
+    For sets too dear to label whole (``Game.chosen_move_set_names``; Connect Four: Pons' sets,
+    ``games.connect4.pons_chosen``). ``choose`` maps the set's positions (``Positions``; the first
+    ``limit`` lines, all with None) to ``[N]`` int 0-based actions, such as
+    ``lambda p: player_actions(game, player, p)``; each move is then a mistake or not by one
+    null-window solve, cached (``Game.chosen_move_mistakes``).
 
     Returns:
         ``{"positions", "mistakes", "mistake_rate", "solved": moves searched now, "solve_seconds"}``.
 
     Raises:
-        ValueError: for a game other than Connect Four, a name outside ``games.connect4.pons.SETS``,
-            or as ``chosen_move_mistakes``.
+        ValueError: for a name outside ``game.chosen_move_set_names()`` (the message lists them),
+            or as ``Game.chosen_move_mistakes``.
         FileNotFoundError: if the set's file is absent.
     """
-    if game.name != "connect4":
-        raise ValueError(f"chosen-move measuring is for Connect Four's Pons sets, not {game.name}")
-    from games.connect4 import pons
-    from games.connect4.pons_chosen import chosen_move_mistakes
-
-    pons_file = pons.read_set(name)
-    moves = pons_file.moves[:limit]
+    moves = game.chosen_move_positions(name)[:limit]
     actions = np.asarray(choose(Positions(name, moves, game.states_from_moves(moves))), dtype=np.int64)
-    result = chosen_move_mistakes(name, actions, workers=workers, progress=progress)
+    result = game.chosen_move_mistakes(name, actions, workers=workers, progress=progress)
     wrong = result["mistakes"]
     return {
         "positions": int(len(wrong)),

@@ -431,20 +431,25 @@ def _accuracy(args) -> int:
 
 
 def _chosen_move_accuracy(args, game, choose) -> int:
-    """``arena accuracy --chosen-moves``: Pons' sets, every line, only the chosen moves solved."""
+    """``arena accuracy --chosen-moves``: every line of the named sets, only the chosen moves solved."""
     from rich.table import Table
 
     from arena.accuracy import chosen_move_rate
 
-    if game.name != "connect4" or args.set_files:
-        raise ValueError("--chosen-moves measures Connect Four on Pons' sets (--set pons-..., not --set-file)")
-    from games.connect4 import pons
-
+    known = game.chosen_move_set_names()
+    if not known or args.set_files:
+        raise ValueError(
+            f"--chosen-moves measures the sets a game lists for it (Connect Four: Pons' sets, --set pons-...; "
+            f"not --set-file); {game.name} has {known or 'none'}"
+        )
+    groups = game.labelled_set_groups()
     names: list[str] = []
-    for item in args.sets or [pons.GROUP]:
-        if item != pons.GROUP and item not in pons.SETS:
-            raise ValueError(f"--chosen-moves: expected a Pons set or {pons.GROUP!r}, got {item!r}; one of {list(pons.SETS)}")
-        names.extend(pons.SETS if item == pons.GROUP else [item])
+    for item in args.sets or list(groups):
+        members = groups.get(item, [item])
+        unknown = [name for name in members if name not in known]
+        if unknown:
+            raise ValueError(f"--chosen-moves: unknown set {unknown[0]!r}; expected one of {known + list(groups)}")
+        names.extend(members)
     rows = {name: chosen_move_rate(game, name, choose, limit=args.limit, workers=args.workers) for name in names}
     if args.json:
         print(json.dumps({"player": args.player, "game": game.name, "chosen_moves": True, "sets": rows}))

@@ -472,6 +472,32 @@ class Game(ABC):
         known = self.labelled_set_names()
         raise ValueError(f"unknown position set {name!r} for {self.name}; expected one of {known}")
 
+    def chosen_move_set_names(self) -> list[str]:
+        """Sets measured on every line by solving only the moves a player chose, for sets too dear
+        to label whole (``arena.accuracy.chosen_move_rate``). Default: none (Connect Four: Pons'
+        sets whose files are present, ``games.connect4.pons_chosen``)."""
+        return []
+
+    def chosen_move_positions(self, name: str) -> list[str]:
+        """The move strings of every line of the chosen-move set ``name``, in file order.
+
+        Raises:
+            ValueError: for a name not in ``chosen_move_set_names()`` (the message lists them).
+        """
+        raise ValueError(
+            f"{self.name} has no set measured by chosen moves named {name!r}; expected one of {self.chosen_move_set_names()}"
+        )
+
+    def chosen_move_mistakes(self, name: str, actions, workers: int = 1, progress=None) -> dict:
+        """Which of ``actions`` (``[K]`` int, the first ``K`` lines of set ``name``) are mistakes:
+        ``{"mistakes": [K] bool, "solved": moves searched now, "seconds": their CPU seconds}``.
+
+        Raises:
+            ValueError: for a name not in ``chosen_move_set_names()``, or bad actions.
+        """
+        self.chosen_move_positions(name)  # the error for an unknown name
+        raise NotImplementedError(f"{type(self).__name__} lists chosen-move sets but does not measure them")
+
     def read_labelled_set(self, path):
         """A ``games.labelled.LabelledSet`` read from a file in the game's own format.
 

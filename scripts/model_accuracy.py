@@ -58,9 +58,8 @@ def truncated(labelled: LabelledSet, limit: int | None) -> LabelledSet:
 
 def chosen_moves_main(args, game, evaluate_fn, names: list[str]) -> int:
     """``--chosen-moves``: each budget on every line of the named Pons sets, as JSON."""
-    from games.connect4 import pons
-
-    names = [member for name in names for member in (pons.SETS if name == pons.GROUP else [name])]
+    groups = game.labelled_set_groups()
+    names = [member for name in names for member in groups.get(name, [name])]
     out = {"model": args.model, "game": game.name, "solver": args.solver, "chosen_moves": True, "sets": {}}
     for key in ("rates", "mistakes", "seconds", "solved", "solve_seconds"):
         out[key] = {}

@@ -194,4 +194,15 @@ def test_arena_accuracy_chosen_moves_command(pons_dir, own_set, capsys):
     assert row["positions"] == 40
     assert row["mistakes"] == int(exact_mistakes(own_set)[np.arange(40), actions].sum())
     assert main(["accuracy", "random", "--game", "tictactoe", "--chosen-moves"]) == 2
-    assert "Connect Four on Pons' sets" in capsys.readouterr().err
+    assert "--chosen-moves measures the sets a game lists for it" in capsys.readouterr().err
+    assert main(["accuracy", "random", "--game", "connect4", "--set", "pons-end-easy", "--chosen-moves"]) == 2
+    assert "unknown set 'pons-end-easy'; expected one of ['pons-begin-hard', 'pons']" in capsys.readouterr().err
+
+
+def test_game_hooks_for_chosen_move_sets(pons_dir, own_set):
+    game = games.make("connect4")
+    assert game.chosen_move_set_names() == [SET]
+    assert game.chosen_move_positions(SET) == own_set.moves
+    with pytest.raises(ValueError, match="no set measured by chosen moves named 'middle_easy'"):
+        game.chosen_move_positions("middle_easy")
+    assert games.make("tictactoe").chosen_move_set_names() == []

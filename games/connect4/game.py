@@ -238,6 +238,31 @@ class ConnectFour(bb.BitboardGame):
         present = pons.available()
         return {pons.GROUP: present} if present else {}
 
+    def chosen_move_set_names(self) -> list[str]:
+        """Pons' sets whose files are present: each is measured on every line by chosen moves."""
+        from games.connect4 import pons
+
+        return pons.available()
+
+    def chosen_move_positions(self, name: str) -> list[str]:
+        """The move strings of every line of Pons' set ``name``.
+
+        Raises:
+            ValueError: for a name that is not a present Pons set, or a malformed file.
+        """
+        from games.connect4 import pons
+
+        if name not in self.chosen_move_set_names():
+            return super().chosen_move_positions(name)
+        return pons.read_set(name).moves
+
+    def chosen_move_mistakes(self, name: str, actions, workers: int = 1, progress=None) -> dict:
+        """``games.connect4.pons_chosen.chosen_move_mistakes`` for Pons' set ``name``."""
+        from games.connect4.pons_chosen import chosen_move_mistakes
+
+        self.chosen_move_positions(name)
+        return chosen_move_mistakes(name, actions, workers=workers, progress=progress)
+
     def labelled_set(self, name: str):
         """The shipped set ``name`` as a ``games.labelled.LabelledSet`` (outcome = sign of score),
         or a Pons set (``pons-...``: its cached labelled lines, ``games.connect4.pons.labelled_set``).

@@ -190,6 +190,6 @@ def chosen_move_mistakes(
         "set": name,
         "positions": count,
         "mistakes": mistakes[rows, actions] == 1,
-        "solved": int(len(todo)),
+        "solved": len(todo),
         "seconds": round(spent, 3),
     }
