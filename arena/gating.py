@@ -52,6 +52,10 @@ def gate_decision(wins: int, draws: int, losses: int, threshold: float) -> tuple
     return score, score >= threshold
 
 
+#: accepted ``inference`` settings of the arena actor
+ARENA_INFERENCE = ("onnx", "torch")
+
+
 def _to_numpy(value) -> np.ndarray:
     if hasattr(value, "detach"):
         return value.detach().cpu().numpy()
@@ -72,6 +76,13 @@ class GatingWorker:
             within a match games 2p and 2p+1 share pair p's opening, once with each colour.
         extra_labelled_sets: set or group names measured besides the game's own labelled sets
             (``arena.accuracy.labelled_sets``; Connect Four: ``"pons"`` or ``"pons-end-easy"``, ...).
+        inference: ``"onnx"`` (each set of weights exported once and run by ONNX Runtime,
+            ``networks.export.onnx_runtime_evaluator``) or ``"torch"``: the same outputs within float
+            rounding, and on a 40-game Connect Four match of two random b4c32 networks the same
+            W/D/L in 1.7x fewer CPU seconds (mistake rates: 1.4x; ``scripts/bench_gating.py``).
+
+    Raises:
+        ValueError: for an unknown ``inference``.
     """
 
     def __init__(
@@ -85,6 +96,7 @@ class GatingWorker:
         seed: int,
         torch_threads: int = 1,
         extra_labelled_sets: tuple = (),
+        inference: str = "onnx",
     ) -> None:
         import torch
 
@@ -94,9 +106,15 @@ class GatingWorker:
         from networks.config import as_network_config
         from networks.evaluator import TorchEvaluator
 
+        if inference not in ARENA_INFERENCE:
+            raise ValueError(f"inference: expected one of {list(ARENA_INFERENCE)}, got {inference!r}")
         torch.set_num_threads(max(1, int(torch_threads)))
+        self.threads = max(1, int(torch_threads))
+        self.inference = inference
+        self._runtimes: dict = {}  # role -> (weights hash, ONNX Runtime evaluator of those weights)
         self.game = games.make(game_name)
         config = as_network_config(network_config)
+        self.network_config = config
         shape, actions = self.game.observation_shape, self.game.num_actions
         self.candidate = TorchEvaluator(build_network(config, shape, actions), device="cpu")
         self.best = TorchEvaluator(build_network(config, shape, actions), device="cpu")
@@ -114,6 +132,7 @@ class GatingWorker:
         from arena.accuracy import network_mistake_rates
 
         self.candidate.set_weights({k: np.array(_to_numpy(v)) for k, v in weights.items()}, version=version)
+        evaluate = self._evaluate_of("candidate", weights_hash(weights))
         if self._labelled is None:
             from arena.accuracy import labelled_sets
 
@@ -121,14 +140,15 @@ class GatingWorker:
             if self.extra_labelled_sets:
                 names = list(names) + list(self.extra_labelled_sets)
             self._labelled = list(labelled_sets(self.game, names).values())
-        rates = network_mistake_rates(self.game, self.candidate.evaluate, self.puct_config, self._labelled)
+        rates = network_mistake_rates(self.game, evaluate, self.puct_config, self._labelled)
         return {"version": int(version), "rates": {name: float(rate) for name, rate in rates.items()}}
 
     def gate(self, candidate_version: int, candidate_weights: Mapping, best_version: int, best_weights: Mapping) -> GateResult:
         """Play the match and decide. Identical weights are refused without playing."""
         from arena.network_match import run_network_match
 
-        if weights_hash(candidate_weights) == weights_hash(best_weights):
+        candidate_hash, best_hash = weights_hash(candidate_weights), weights_hash(best_weights)
+        if candidate_hash == best_hash:
             return GateResult(
                 candidate_version, best_version, 0, 0, 0, 0.0, False, 0,
                 refused_reason="candidate and best have identical weights",
@@ -137,7 +157,8 @@ class GatingWorker:
         self.candidate.set_weights({k: np.array(_to_numpy(v)) for k, v in candidate_weights.items()}, version=candidate_version)
         self.best.set_weights({k: np.array(_to_numpy(v)) for k, v in best_weights.items()}, version=best_version)
         match = run_network_match(
-            self.game, self.candidate.evaluate, self.best.evaluate, self.num_games, self.puct_config,
+            self.game, self._evaluate_of("candidate", candidate_hash), self._evaluate_of("best", best_hash),
+            self.num_games, self.puct_config,
             self.rng, self.opening_random_plies,
             names=(f"candidate {candidate_version}", f"best {best_version}"),
             break_ties=True,  # a seeded match: ties between equally visited moves go to the generator
@@ -147,3 +168,17 @@ class GatingWorker:
             candidate_version, best_version, match.wins, match.draws, match.losses, score, accepted,
             match.distinct_games, sample_game=match.games[0].moves if match.games else "",
         )
+
+    def _evaluate_of(self, role: str, weights_key: str):
+        """The evaluate function of ``role`` (``"candidate"`` or ``"best"``), whose torch evaluator
+        holds the weights hashed ``weights_key``: with ONNX Runtime, exported once per set of weights."""
+        evaluator = self.candidate if role == "candidate" else self.best
+        if self.inference == "torch":
+            return evaluator.evaluate
+        cached = self._runtimes.get(role)
+        if cached is None or cached[0] != weights_key:
+            from networks.export import onnx_runtime_evaluator
+
+            runtime = onnx_runtime_evaluator(evaluator.model, self.game, self.network_config, self.threads)
+            self._runtimes[role] = cached = (weights_key, runtime)
+        return cached[1].evaluate

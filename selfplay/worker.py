@@ -162,23 +162,9 @@ class SelfPlayWorker:
 
     def _onnx_evaluator(self):
         """An ONNX Runtime (CPU) evaluator of the torch evaluator's current weights."""
-        import onnxruntime
+        from networks.export import onnx_runtime_evaluator
 
-        from networks.export import onnx_bytes
-        from networks.onnx_evaluator import OnnxEvaluator
-
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = self.torch_threads
-        options.inter_op_num_threads = 1
-        session = onnxruntime.InferenceSession(
-            onnx_bytes(self.evaluator.model), sess_options=options, providers=["CPUExecutionProvider"]
-        )
-        metadata = {
-            "game": {"name": self.game.name, "version": int(self.game.version)},
-            "observation_shape": list(self.game.observation_shape), "num_actions": int(self.game.num_actions),
-            "network": self.network_config,
-        }
-        return OnnxEvaluator(session, metadata)
+        return onnx_runtime_evaluator(self.evaluator.model, self.game, self.network_config, self.torch_threads)
 
     def ping(self) -> int:
         return self.version

@@ -144,3 +144,52 @@ def test_gating_worker_pairs_its_openings_by_colour(monkeypatch):
     openings = [_opening(g, game) for g in match.games]
     assert openings[0::2] == openings[1::2]
     assert [g.a_first for g in match.games] == [True, False] * 3
+
+
+def _weights(seed: int, game) -> dict:
+    torch.manual_seed(seed)
+    return build_network(_tiny_config(), game.observation_shape, game.num_actions).state_dict()
+
+
+def test_onnx_and_torch_arena_runtimes_play_the_same_gating_match_and_measure_the_same_rates():
+    # arena.inference: ONNX Runtime must not change what gating decides or what the run logs
+    game = games.make("tictactoe")
+    a, b = _weights(5, game), _weights(6, game)
+    workers = {
+        runtime: GatingWorker(
+            "tictactoe", _tiny_config().to_dict(), {"num_simulations": 16}, 10, 0.55, 1, seed=3, inference=runtime
+        )
+        for runtime in ("onnx", "torch")
+    }
+    results = {runtime: worker.gate(1, a, 0, b) for runtime, worker in workers.items()}
+    counts = {runtime: (r.wins, r.draws, r.losses) for runtime, r in results.items()}
+    assert counts["onnx"] == counts["torch"]
+    assert sum(counts["onnx"]) == 10 and results["onnx"].sample_game == results["torch"].sample_game
+    rates = {runtime: worker.mistake_rates(1, a)["rates"] for runtime, worker in workers.items()}
+    assert rates["onnx"] == rates["torch"] and set(rates["onnx"]) == set(game.labelled_set_names())
+
+
+def test_onnx_arena_exports_each_set_of_weights_once_and_again_after_a_change():
+    game = games.make("tictactoe")
+    a, b, c = _weights(7, game), _weights(8, game), _weights(9, game)
+    worker = GatingWorker("tictactoe", _tiny_config().to_dict(), {"num_simulations": 4}, 2, 0.55, 1, seed=0)
+    assert worker.inference == "onnx"  # the default: the arena actor runs on its CPU
+    worker.gate(1, a, 0, b)
+    first = {role: runtime for role, (_, runtime) in worker._runtimes.items()}
+    worker.gate(2, c, 0, b)  # a new candidate against the same best
+    assert worker._runtimes["best"][1] is first["best"]
+    assert worker._runtimes["candidate"][1] is not first["candidate"]
+    states = game.initial_states(3)
+    states = game.step(states, np.array([0, 4, 8]))
+    inputs = (game.observation(states), game.legal_mask(states))
+    priors, values = worker._runtimes["candidate"][1].evaluate(*inputs)
+    expected_priors, expected_values = worker.candidate.evaluate(*inputs)  # the torch evaluator of c
+    np.testing.assert_allclose(priors, expected_priors, atol=1e-5)
+    np.testing.assert_allclose(values, expected_values, atol=1e-5)
+    assert priors[0, 0] == 0.0 and priors[1, 4] == 0.0  # the occupied cell is illegal
+
+
+def test_an_unknown_arena_runtime_is_refused_in_words():
+    with pytest.raises(ValueError, match=r"inference: expected one of \['onnx', 'torch'\], got 'tensorrt'"):
+        GatingWorker("tictactoe", _tiny_config().to_dict(), {"num_simulations": 4}, 2, 0.55, 1, seed=0,
+                     inference="tensorrt")

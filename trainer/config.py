@@ -139,6 +139,7 @@ class ArenaSchema:
     num_simulations: int = 64
     opening_random_plies: int = 2  # seeded random plies at the start of each arena game
     num_cpus: float = 0.0  # CPUs reserved for the gating actor; 0 shares them with self-play
+    inference: str = "onnx"  # the arena actor's network runtime on its CPU: onnx (ONNX Runtime) | torch
     # labelled sets measured besides the game's own (Connect Four: "pons" or "pons-end-easy", ...)
     extra_labelled_sets: List[str] = field(default_factory=list)
 
@@ -487,6 +488,8 @@ def validate(config: TrainSchema) -> None:
     _positive(errors, "arena.num_cpus", ar.num_cpus, allow_zero=True)
     if not (math.isfinite(ar.threshold) and 0.0 < ar.threshold <= 1.0):
         errors.append(f"arena.threshold: expected in (0, 1], got {ar.threshold}")
+    if ar.inference not in ("onnx", "torch"):
+        errors.append(f"arena.inference: expected one of ['onnx', 'torch'], got {ar.inference!r}")
     _positive(errors, "ray.num_cpus", config.ray.num_cpus)
     _positive(errors, "ray.num_gpus", config.ray.num_gpus, allow_zero=True)
     _positive(errors, "ray.object_store_memory", config.ray.object_store_memory)

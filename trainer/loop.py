@@ -378,7 +378,7 @@ class TrainingRun:
             network_config=self.network_config,
             puct_config=self.arena_search,
             num_games=ar.num_games, threshold=ar.threshold, opening_random_plies=ar.opening_random_plies,
-            seed=seed, extra_labelled_sets=tuple(ar.extra_labelled_sets),
+            seed=seed, extra_labelled_sets=tuple(ar.extra_labelled_sets), inference=ar.inference,
         )
 
     def _start_accuracy(self) -> None:
