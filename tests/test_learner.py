@@ -271,3 +271,39 @@ def test_batch_validation():
                 "values": np.zeros(2, np.float32),
             }
         )
+
+
+@pytest.mark.parametrize("config", [RESNET_CONFIG, MLP_CONFIG], ids=["resnet", "mlp"])
+def test_channels_last_inputs_give_the_default_layouts_loss_gradient_and_step(config):
+    # the CPU learner feeds observations in the channels-last layout (trainer/learner.py, step 2):
+    # the same values, so the same loss, gradient and update as a plain forward in the default layout
+    import copy
+
+    from trainer.losses import alphazero_loss
+
+    batch = make_buffer().sample(32, np.random.default_rng(1))
+    model = make_model(config, seed=3)
+    reference = copy.deepcopy(model)
+    learner = Learner(model, optimizer="sgd", learning_rate=0.05, momentum=0.0, weight_decay=0.0,
+                      grad_clip=None, device="cpu")
+    metrics = learner.train_step(batch)
+
+    observations = torch.as_tensor(batch.observations).float()
+    assert observations.is_contiguous()  # what the reference sees: the default layout
+    logits, value = reference(observations)
+    total, parts = alphazero_loss(
+        logits, value, torch.as_tensor(batch.policies).float(), torch.as_tensor(batch.values).float(),
+        torch.as_tensor(batch.legal_masks).bool(), 1.0, None,
+    )
+    total.backward()
+    grad_norm = torch.linalg.vector_norm(torch.stack([p.grad.norm() for p in reference.parameters()]))
+    assert metrics["policy_loss"] == pytest.approx(float(parts["policy_loss"]), rel=1e-5)
+    assert metrics["value_loss"] == pytest.approx(float(parts["value_loss"]), rel=1e-5)
+    assert metrics["grad_norm"] == pytest.approx(float(grad_norm), rel=1e-4)
+    with torch.no_grad():
+        for parameter in reference.parameters():
+            parameter -= 0.05 * parameter.grad
+    for (name, trained), expected in zip(learner.model.named_parameters(), reference.parameters()):
+        assert trained.is_contiguous(), name  # the weights keep the default layout
+        torch.testing.assert_close(trained, expected, rtol=1e-5, atol=1e-6)
+    assert all(tensor.is_contiguous() for tensor in learner.snapshot().values())
