@@ -6,7 +6,7 @@ this process, one thread: steadier than wall clock on a shared machine), alterna
 round by round so that machine drift hits both alike:
 
 * ``gate``: one gating match (``arena.num_games`` games, ``arena.num_simulations`` simulations a
-  move, the seeded random openings) between two networks of random weights (seeds 1 and 2);
+  move, seeded random openings) between two networks of random weights (torch seeds 1 and 2);
 * ``mistake_rates``: the game's labelled sets measured as the run measures every new best model.
 
 Reported per runtime: the median CPU seconds of each, and for the gate its W/D/L (the same
