@@ -16,6 +16,7 @@ from typing import Mapping
 
 import numpy as np
 
+from networks.config import INFERENCE_RUNTIMES
 from networks.model_utils import weights_hash
 
 
@@ -50,10 +51,6 @@ def gate_decision(wins: int, draws: int, losses: int, threshold: float) -> tuple
         return 0.0, False
     score = (wins + 0.5 * draws) / games
     return score, score >= threshold
-
-
-#: accepted ``inference`` settings of the arena actor
-ARENA_INFERENCE = ("onnx", "torch")
 
 
 def _to_numpy(value) -> np.ndarray:
@@ -106,8 +103,8 @@ class GatingWorker:
         from networks.config import as_network_config
         from networks.evaluator import TorchEvaluator
 
-        if inference not in ARENA_INFERENCE:
-            raise ValueError(f"inference: expected one of {list(ARENA_INFERENCE)}, got {inference!r}")
+        if inference not in INFERENCE_RUNTIMES:
+            raise ValueError(f"inference: expected one of {list(INFERENCE_RUNTIMES)}, got {inference!r}")
         torch.set_num_threads(max(1, int(torch_threads)))
         self.threads = max(1, int(torch_threads))
         self.inference = inference

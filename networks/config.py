@@ -179,3 +179,9 @@ CONNECT4_CPU_DEFAULT = default_config("connect4")  # as configs/network/b4c32.ya
 #: Connect Four suggestion for a GPU box: 10 blocks of 128 channels (about 3M parameters), with
 #: self-play batches of 256 or more so that the GPU stays busy.
 CONNECT4_GPU_DEFAULT = default_config("connect4", True)
+
+
+#: The runtimes that run a network on the CPU for search (``selfplay.inference``,
+#: ``arena.inference``): ``networks.evaluator.TorchEvaluator`` or ONNX Runtime
+#: (``networks.export.onnx_runtime_evaluator``), the same outputs within float rounding.
+INFERENCE_RUNTIMES = ("torch", "onnx")

@@ -33,9 +33,9 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import games  # noqa: E402
-from arena.gating import ARENA_INFERENCE, GatingWorker  # noqa: E402
+from arena.gating import GatingWorker  # noqa: E402
 from networks import build_network  # noqa: E402
-from networks.config import NetworkConfig  # noqa: E402
+from networks.config import INFERENCE_RUNTIMES, NetworkConfig  # noqa: E402
 from trainer.config import ArenaSchema  # noqa: E402
 
 
@@ -62,7 +62,7 @@ def main(argv=None) -> dict:
             num_games=args.games, threshold=defaults.threshold, opening_random_plies=game.default_opening_plies,
             seed=0, inference=runtime,
         )
-        for runtime in ARENA_INFERENCE
+        for runtime in INFERENCE_RUNTIMES
     }
     candidate, best = _random_weights(game, network, 1), _random_weights(game, network, 2)
     times = {runtime: {"gate": [], "mistake_rates": []} for runtime in workers}

@@ -16,13 +16,10 @@ import numpy as np
 import games
 from mcts import GumbelConfig, PUCTConfig, as_puct_config
 from networks import build_network
-from networks.config import NetworkConfig, as_network_config
+from networks.config import INFERENCE_RUNTIMES, NetworkConfig, as_network_config
 from selfplay.eval_cache import EvaluationCache
 from selfplay.records import GameRecord
 from selfplay.runner import SelfPlayRunner, SelfPlayStats
-
-#: accepted ``inference`` settings
-INFERENCE_BACKENDS = ("torch", "onnx")
 
 #: game ids of worker incarnation ``i`` start at ``i * GAME_ID_BLOCK``: ids never repeat across
 #: restarted or replaced workers.
@@ -83,8 +80,8 @@ class SelfPlayWorker:
 
         from networks.evaluator import TorchEvaluator
 
-        if inference not in INFERENCE_BACKENDS:
-            raise ValueError(f"expected inference in {list(INFERENCE_BACKENDS)}, got {inference!r}")
+        if inference not in INFERENCE_RUNTIMES:
+            raise ValueError(f"expected inference in {list(INFERENCE_RUNTIMES)}, got {inference!r}")
         torch.set_num_threads(max(1, int(torch_threads)))
         self.torch_threads = max(1, int(torch_threads))
         self.inference = inference

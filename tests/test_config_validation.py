@@ -87,7 +87,7 @@ CHOICES = {
     "trainer.lr_schedule": ["constant", "cosine", "step"],
     "trainer.device": ["auto", "cpu", "cuda"],
     "selfplay.device": ["auto", "cpu", "cuda"],
-    "arena.inference": ["onnx", "torch"],
+    "arena.inference": ["torch", "onnx"],
 }
 
 

@@ -190,6 +190,6 @@ def test_onnx_arena_exports_each_set_of_weights_once_and_again_after_a_change():
 
 
 def test_an_unknown_arena_runtime_is_refused_in_words():
-    with pytest.raises(ValueError, match=r"inference: expected one of \['onnx', 'torch'\], got 'tensorrt'"):
+    with pytest.raises(ValueError, match=r"inference: expected one of \['torch', 'onnx'\], got 'tensorrt'"):
         GatingWorker("tictactoe", _tiny_config().to_dict(), {"num_simulations": 4}, 2, 0.55, 1, seed=0,
                      inference="tensorrt")

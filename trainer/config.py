@@ -24,7 +24,7 @@ from typing import List, Optional
 
 import games
 from mcts import CHANCE_MODES, GumbelConfig, PUCTConfig
-from networks.config import NetworkConfig
+from networks.config import INFERENCE_RUNTIMES, NetworkConfig
 from trainer.learner_config import LEARNER_DEFAULTS, LR_SCHEDULES, OPTIMIZERS, LearnerConfig
 
 _PUCT = PUCTConfig()
@@ -439,8 +439,8 @@ def validate(config: TrainSchema) -> None:
     if sp.value_target not in ("z", "q", "mix"):
         errors.append(f"selfplay.value_target: expected one of ['z', 'q', 'mix'], got {sp.value_target!r}")
     _positive(errors, "selfplay.eval_cache_size", sp.eval_cache_size, allow_zero=True)
-    if sp.inference not in ("torch", "onnx"):
-        errors.append(f"selfplay.inference: expected one of ['torch', 'onnx'], got {sp.inference!r}")
+    if sp.inference not in INFERENCE_RUNTIMES:
+        errors.append(f"selfplay.inference: expected one of {list(INFERENCE_RUNTIMES)}, got {sp.inference!r}")
     elif sp.inference == "onnx" and sp.device == "cuda":
         errors.append("selfplay.inference: 'onnx' runs on the CPU; with selfplay.device=cuda expected 'torch'")
     if sp.device not in ("auto", "cpu", "cuda"):
@@ -488,8 +488,8 @@ def validate(config: TrainSchema) -> None:
     _positive(errors, "arena.num_cpus", ar.num_cpus, allow_zero=True)
     if not (math.isfinite(ar.threshold) and 0.0 < ar.threshold <= 1.0):
         errors.append(f"arena.threshold: expected in (0, 1], got {ar.threshold}")
-    if ar.inference not in ("onnx", "torch"):
-        errors.append(f"arena.inference: expected one of ['onnx', 'torch'], got {ar.inference!r}")
+    if ar.inference not in INFERENCE_RUNTIMES:
+        errors.append(f"arena.inference: expected one of {list(INFERENCE_RUNTIMES)}, got {ar.inference!r}")
     _positive(errors, "ray.num_cpus", config.ray.num_cpus)
     _positive(errors, "ray.num_gpus", config.ray.num_gpus, allow_zero=True)
     _positive(errors, "ray.object_store_memory", config.ray.object_store_memory)
