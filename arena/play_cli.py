@@ -32,6 +32,7 @@ import numpy as np
 import games
 from arena.model_player import load_model, make_model_player  # noqa: F401  (load_model: the old import path)
 from arena.players import Analysis, parse_move_token
+from mcts.evaluators import symmetry_averaged
 
 PLAYER_SYMBOLS = ("X", "O")
 DEFAULT_SIMULATIONS = 200
@@ -408,6 +409,12 @@ def _parser() -> argparse.ArgumentParser:
         help="hide the model's policy and evaluation (\"hint\" still answers)",
     )
     parser.add_argument(
+        "--symmetries",
+        action="store_true",
+        help="average the network over the game's symmetries at every evaluation (Connect Four: the "
+        "position and its mirror image; the network's work per simulation times their number)",
+    )
+    parser.add_argument(
         "--engine", action="store_true", help="speak the text engine protocol on stdin/stdout"
     )
     parser.add_argument(
@@ -489,6 +496,8 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
         if args.web and args.engine:
             raise UsageError("--web and --engine: expected one of them, got both")
         game, evaluate_fn = load_model(args.model, args.game)
+        if args.symmetries:
+            evaluate_fn = symmetry_averaged(game, evaluate_fn)
         if args.web:
             return serve_web(args, game, evaluate_fn, stdout)
         if args.engine:

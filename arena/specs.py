@@ -15,7 +15,9 @@ Syntax: ``KIND`` or ``KIND:KEY=VALUE[,KEY=VALUE...]``, for example::
                                 chance=sampling: chance nodes by sampling, not expectation;
                                 solver=true: MCTS-solver proofs decide the move, one leaf a call)
     policy:model=PATH           the network alone: argmax of the masked policy
-                                (every kind with model= takes threads=N: the network's CPU threads)
+                                (every kind with model= takes threads=N: the network's CPU threads;
+                                mcts and policy take symmetries=true: the network averaged over the
+                                game's symmetries, mcts.evaluators.symmetry_averaged)
     human                       moves typed on stdin
 
 Every kind accepts ``seed=INT`` (default: the caller's seed, else 0), so every player is
@@ -44,9 +46,9 @@ SPEC_OPTIONS: dict[str, dict[str, type]] = {
     "solver": {"seed": int},
     "mcts": {
         "model": str, "sims": int, "time": float, "c_puct": float, "batch": int, "threads": int, "chance": str,
-        "solver": bool, "seed": int,
+        "solver": bool, "symmetries": bool, "seed": int,
     },
-    "policy": {"model": str, "threads": int, "seed": int},
+    "policy": {"model": str, "threads": int, "symmetries": bool, "seed": int},
     "human": {"seed": int},
 }
 #: kinds searched by ``search.expectimax.ChanceSearch`` (the kind is its algorithm)
@@ -247,6 +249,10 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
     if kind == "human":
         return players.HumanPlayer(rng=rng, name=name, **human_streams)
     evaluate_fn = load_model_evaluator(options["model"], game, options.get("threads"))
+    if options.get("symmetries", False):
+        from mcts.evaluators import symmetry_averaged
+
+        evaluate_fn = symmetry_averaged(game, evaluate_fn)
     if kind == "policy":
         return players.PolicyPlayer(evaluate_fn, rng=rng, name=name)
     from mcts.minibatch import DEFAULT_LEAVES_PER_CALL

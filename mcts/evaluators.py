@@ -108,3 +108,46 @@ def random_rollout_evaluator(game: Game, rng: np.random.Generator, num_rollouts:
         return priors, random_rollouts(game, states, rng, num_rollouts)
 
     return evaluate
+
+
+def symmetry_averaged(game: Game, evaluate_fn: EvaluateFn) -> EvaluateFn:
+    """An evaluator that averages ``evaluate_fn`` over every symmetry of ``game``.
+
+    Each position is evaluated in all ``G = game.num_symmetries`` images (one call of ``G * B'``
+    rows); each image's priors are mapped back to the position's own actions and the ``G`` priors
+    and values are averaged. Symmetric positions give the same averaged output in every image, so
+    a search sees one value per equivalence class. This is test-time augmentation: AlphaGo (Silver
+    et al. 2016, "Methods, Search algorithm") averaged the value network over the 8 board
+    symmetries, AlphaGo Zero (Silver et al. 2017, "Methods, Self-play") evaluated one random
+    symmetry per position. It costs ``G`` times the network's work per simulation.
+
+    Args:
+        game: the rules; its ``action_symmetries`` and ``transform_observation`` define the images.
+        evaluate_fn: an evaluator on observations ``[B', C, H, W]`` float32 (not on states).
+
+    Returns:
+        ``evaluate_fn`` itself when the game has only the identity, else an evaluator with the same
+        signature: priors ``[B', A]`` float32 (the mean of the images' probabilities), values
+        ``[B']`` float32 (the mean of the images' values).
+
+    Raises:
+        ValueError: if ``evaluate_fn`` takes game states, which have no symmetry transform here.
+    """
+    if takes_states(evaluate_fn):
+        raise ValueError("symmetry averaging needs an evaluator on observations, got one on game states")
+    symmetries = np.asarray(game.action_symmetries, dtype=np.int64)
+    if symmetries.shape[0] == 1:
+        return evaluate_fn
+
+    def evaluate(observations: np.ndarray, legal_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        rows = observations.shape[0]
+        images = np.concatenate([game.transform_observation(observations, g) for g in range(len(symmetries))])
+        masks = np.concatenate([game.transform_policy(legal_mask, g) for g in range(len(symmetries))])
+        priors, values = evaluate_fn(images, masks)
+        priors = np.asarray(priors, dtype=np.float32).reshape(len(symmetries), rows, -1)
+        # image g's action perm[a] is the position's action a (transform_policy: q[..., perm] = p)
+        back = np.stack([priors[g][:, perm] for g, perm in enumerate(symmetries)])
+        values = np.asarray(values, dtype=np.float32).reshape(len(symmetries), rows)
+        return back.mean(axis=0, dtype=np.float32), values.mean(axis=0, dtype=np.float32)
+
+    return evaluate

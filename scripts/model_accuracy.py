@@ -5,7 +5,9 @@ Each budget is measured the way the training loop measures its best model
 (``arena.accuracy.network_mistake_rates``): all positions of a set searched together by greedy
 PUCT without root noise, the most visited move played, lowest index on ties. Budget 0 is the
 network's policy alone (the largest masked prior). ``--solver`` turns on the MCTS-solver
-(``mcts.PUCTConfig.solver``) in the searches.
+(``mcts.PUCTConfig.solver``) in the searches. ``--symmetries`` averages the network over the
+game's symmetries at every evaluation (``mcts.evaluators.symmetry_averaged``; Connect Four: the
+position and its mirror image, twice the network's work per simulation).
 
     python scripts/model_accuracy.py --model runs/c4/best --sims 0 64 200
     python scripts/model_accuracy.py --model runs/c4/best --sims 200 --set end_easy --limit 300
@@ -31,6 +33,7 @@ from arena.accuracy import available_sets, chosen_move_rate, labelled_sets, netw
 from arena.model_player import load_model  # noqa: E402
 from games.labelled import LabelledSet, mistake_mask  # noqa: E402
 from mcts import PUCTConfig  # noqa: E402
+from mcts.evaluators import symmetry_averaged  # noqa: E402
 
 
 def policy_actions(game, evaluate_fn, labelled, batch_size: int) -> np.ndarray:
@@ -60,7 +63,10 @@ def chosen_moves_main(args, game, evaluate_fn, names: list[str]) -> int:
     """``--chosen-moves``: each budget on every line of the named Pons sets, as JSON."""
     groups = game.labelled_set_groups()
     names = [member for name in names for member in groups.get(name, [name])]
-    out = {"model": args.model, "game": game.name, "solver": args.solver, "chosen_moves": True, "sets": {}}
+    out = {
+        "model": args.model, "game": game.name, "solver": args.solver, "symmetries": args.symmetries,
+        "chosen_moves": True, "sets": {},
+    }
     for key in ("rates", "mistakes", "seconds", "solved", "solve_seconds"):
         out[key] = {}
     for sims in args.sims:
@@ -97,6 +103,9 @@ def main(argv: list[str] | None = None) -> int:
         "--chosen-moves", action="store_true", help="Pons' sets: every line, only the chosen moves solved (cached)"
     )
     parser.add_argument("--workers", type=int, default=1, help="with --chosen-moves: processes solving at once")
+    parser.add_argument(
+        "--symmetries", action="store_true", help="average the network over the game's symmetries (G x the work)"
+    )
     args = parser.parse_args(argv)
     if args.workers < 1:
         parser.error(f"--workers: expected >= 1, got {args.workers}")
@@ -106,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--limit: expected >= 1, got {args.limit}")
     try:
         game, evaluate_fn = load_model(args.model, num_threads=args.threads)
+        if args.symmetries:
+            evaluate_fn = symmetry_averaged(game, evaluate_fn)
         names = args.sets if args.sets else available_sets(game)
         if args.chosen_moves:
             return chosen_moves_main(args, game, evaluate_fn, names)
@@ -117,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         "model": args.model,
         "game": game.name,
         "solver": args.solver,
+        "symmetries": args.symmetries,
         "sets": {name: len(ls) for name, ls in sets.items()},
         "rates": {},
         "mistakes": {},

@@ -146,6 +146,25 @@ def test_threads_option_sets_the_onnx_sessions_intra_op_threads(tictactoe, ticta
         build_player(f"policy:model={tictactoe_model},threads=0", tictactoe)
 
 
+def test_symmetries_option_averages_the_network_over_the_eight_symmetries(tictactoe, tictactoe_model):
+    plain = build_player(f"policy:model={tictactoe_model}", tictactoe)
+    averaged = build_player(f"policy:model={tictactoe_model},symmetries=true", tictactoe)
+    empty = tictactoe.initial_state()
+    plain_priors = plain.analyze(tictactoe, empty).priors
+    priors = averaged.analyze(tictactoe, empty).priors
+    # the empty board is its own image under every symmetry: the four corners get one prior, as do
+    # the four edges; each is the mean of the plain network's priors over its class
+    np.testing.assert_allclose(priors[[0, 2, 6, 8]], plain_priors[[0, 2, 6, 8]].mean(), rtol=1e-5)
+    np.testing.assert_allclose(priors[[1, 3, 5, 7]], plain_priors[[1, 3, 5, 7]].mean(), rtol=1e-5)
+    np.testing.assert_allclose(priors[4], plain_priors[4], rtol=1e-5)
+    assert not np.allclose(plain_priors[[0, 2, 6, 8]], plain_priors[0])  # the random network is not symmetric
+    mcts = build_player(f"mcts:model={tictactoe_model},sims=30,symmetries=yes", tictactoe)
+    p1 = tictactoe.state_from_board("X X . / O O . / . . .")
+    assert mcts.select_action(tictactoe, p1) == 2
+    with pytest.raises(ValueError, match="symmetries"):
+        build_player(f"mcts:model={tictactoe_model},symmetries=maybe", tictactoe)
+
+
 def test_model_spec_errors(tictactoe, connect4, tictactoe_model, tmp_path):
     with pytest.raises(FileNotFoundError):
         build_player(f"mcts:model={tmp_path / 'missing'}", tictactoe)

@@ -133,6 +133,39 @@ def test_engine_on_a_connect4_model_uses_columns(tmp_path):
     assert answers[2].startswith("error: move 1: expected a column 1-7")
 
 
+def test_engine_with_symmetries_sees_the_mirror_image_of_a_connect4_position_mirrored(tmp_path):
+    torch = pytest.importorskip("torch")
+    from networks import NetworkConfig, build_network
+    from networks.export import export_model
+
+    game = games.make("connect4")
+    torch.manual_seed(2)
+    config = NetworkConfig(kind="resnet", num_blocks=1, channels=4, value_hidden=4)
+    model = build_network(config, game.observation_shape, game.num_actions)
+    folder = export_model(model, config, game.name, game.version, tmp_path / "c4")
+
+    def analysis(extra: list[str], moves: str) -> dict:
+        out = io.StringIO()
+        status = main(
+            ["--engine", "--model", str(folder), "--sims", "0", *extra],
+            stdin=io.StringIO(f"position {moves}\nanalyze\n"),
+            stdout=out,
+        )
+        assert status == 0
+        tokens = out.getvalue().split()
+        return {"policy": [float(p) for p in tokens[tokens.index("policy") + 1 :][:7]],
+                "netvalue": float(tokens[tokens.index("netvalue") + 1])}
+
+    # "1223" and "7665" are each other's mirror image (columns c and 8 - c)
+    left, right = analysis(["--symmetries"], "1223"), analysis(["--symmetries"], "7665")
+    assert left["netvalue"] == right["netvalue"]
+    assert left["policy"] == right["policy"][::-1]
+    # without averaging the random network tells the two apart
+    plain_left, plain_right = analysis([], "1223"), analysis([], "7665")
+    assert plain_left["policy"] != plain_right["policy"][::-1]
+    assert left["netvalue"] == pytest.approx((plain_left["netvalue"] + plain_right["netvalue"]) / 2, abs=2e-4)
+
+
 line_text = st.text(
     alphabet=st.characters(blacklist_characters="\n\r", blacklist_categories=("Cs",)), max_size=30
 )
