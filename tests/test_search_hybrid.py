@@ -194,7 +194,7 @@ def test_the_hybrid_spec_builds_a_network_alpha_beta_player(tmp_path, connect4):
         player.select_action(games.make("tictactoe"), games.make("tictactoe").initial_state())
 
 
-def test_bench_hybrid_reports_nodes_and_network_calls(tmp_path, capsys):
+def test_bench_hybrid_reports_nodes_and_network_calls(tmp_path, capsys, monkeypatch):
     import importlib.util
     import json
     from pathlib import Path
@@ -204,8 +204,12 @@ def test_bench_hybrid_reports_nodes_and_network_calls(tmp_path, capsys):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     folder = export_tiny_mlp("connect4", tmp_path / "model")
+    # a fast machine: every search takes 20 microseconds, each row's time rounds to 0.0000 s
+    timed = module._timed
+    monkeypatch.setattr(module, "_timed", lambda repeat, run_fn: (2e-5, timed(1, run_fn)[1]))
     assert module.main(["--model", str(folder), "--depth", "1"]) == 0
     report = json.loads(capsys.readouterr().out)["alphabeta_connect4"]
+    assert report["total"]["heuristic"]["seconds"] == 0.0001  # four rows of 2e-5 s, summed before rounding
     rows = report["positions"]
     assert [row["moves"] for row in rows] == list(module.CONNECT4_POSITIONS)
     for row in rows:
