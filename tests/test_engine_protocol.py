@@ -113,16 +113,21 @@ def test_garbage_lines_answer_errors_and_the_engine_keeps_going(model_dir):
     assert answers[-1] == "readyok"
 
 
-def test_engine_on_a_connect4_model_uses_columns(tmp_path):
+def tiny_connect4_export(folder: Path, seed: int) -> Path:
+    """A one-block, 4-channel Connect Four ResNet with random weights from ``seed``, exported."""
     torch = pytest.importorskip("torch")
     from networks import NetworkConfig, build_network
     from networks.export import export_model
 
     game = games.make("connect4")
-    torch.manual_seed(1)
+    torch.manual_seed(seed)
     config = NetworkConfig(kind="resnet", num_blocks=1, channels=4, value_hidden=4)
     model = build_network(config, game.observation_shape, game.num_actions)
-    folder = export_model(model, config, game.name, game.version, tmp_path / "c4")
+    return export_model(model, config, game.name, game.version, folder)
+
+
+def test_engine_on_a_connect4_model_uses_columns(tmp_path):
+    folder = tiny_connect4_export(tmp_path / "c4", seed=1)
     # X has 1 2 3 on the bottom row: column 4 wins
     status, answers = engine_session(
         folder, ["position 112233", "go", "position 1111111", "position 8"], sims=64
@@ -134,15 +139,7 @@ def test_engine_on_a_connect4_model_uses_columns(tmp_path):
 
 
 def test_engine_with_symmetries_sees_the_mirror_image_of_a_connect4_position_mirrored(tmp_path):
-    torch = pytest.importorskip("torch")
-    from networks import NetworkConfig, build_network
-    from networks.export import export_model
-
-    game = games.make("connect4")
-    torch.manual_seed(2)
-    config = NetworkConfig(kind="resnet", num_blocks=1, channels=4, value_hidden=4)
-    model = build_network(config, game.observation_shape, game.num_actions)
-    folder = export_model(model, config, game.name, game.version, tmp_path / "c4")
+    folder = tiny_connect4_export(tmp_path / "c4", seed=2)
 
     def analysis(extra: list[str], moves: str) -> dict:
         out = io.StringIO()
