@@ -84,7 +84,7 @@ NON_NEGATIVE = [
 ]
 CHOICES = {
     "trainer.optimizer": ["adamw", "sgd"],
-    "trainer.lr_schedule": ["constant", "cosine", "step"],
+    "trainer.lr_schedule": ["constant", "cosine", "step", "wsd"],
     "trainer.device": ["auto", "cpu", "cuda"],
     "selfplay.device": ["auto", "cpu", "cuda"],
     "arena.inference": ["torch", "onnx"],
@@ -184,8 +184,9 @@ def test_a_batch_larger_than_the_buffer_names_both(capacity, extra):
     fpu=st.floats(allow_nan=True).filter(lambda x: not -1.0 <= x <= 1.0),
     threshold=st.floats(allow_nan=True).filter(lambda x: not 0.0 < x <= 1.0),
     momentum=st.floats(allow_nan=True).filter(lambda x: not 0.0 <= x < 1.0),
+    decay=st.floats(allow_nan=True, allow_infinity=True).filter(lambda x: not 0.0 < x <= 1.0),
 )
-def test_every_bad_range_is_reported_at_once(epsilon, fpu, threshold, momentum):
+def test_every_bad_range_is_reported_at_once(epsilon, fpu, threshold, momentum, decay):
     message = errors_of(
         tiny_config(
             **{
@@ -193,6 +194,7 @@ def test_every_bad_range_is_reported_at_once(epsilon, fpu, threshold, momentum):
                 "mcts.fpu_value": fpu,
                 "arena.threshold": threshold,
                 "trainer.momentum": momentum,
+                "trainer.lr_decay_fraction": decay,
                 "selfplay.num_actors": 0,
             }
         )
@@ -202,6 +204,7 @@ def test_every_bad_range_is_reported_at_once(epsilon, fpu, threshold, momentum):
         "mcts.fpu_value: expected in [-1.0, 1.0]",
         "arena.threshold: expected in (0, 1]",
         "trainer.momentum: expected in [0.0, 1.0)",
+        "trainer.lr_decay_fraction: expected in (0, 1]",
         "selfplay.num_actors: expected a finite number > 0, got 0",
     ):
         assert expected in message, message

@@ -98,6 +98,35 @@ def test_learning_rate_schedules_known_values():
         learning_rate_at(0, 0.1, "cosine")
 
 
+def test_wsd_holds_the_rate_then_falls_linearly_to_the_floor_at_the_end_of_the_budget():
+    # warmup-stable-decay (Hu et al. 2024, sec. 4.1): lr0 until 1 - f of the budget, then linear
+    assert learning_rate_at(10**6, 0.1, "wsd", budget_progress=0.8) == pytest.approx(0.1)
+    assert learning_rate_at(0, 0.1, "wsd", budget_progress=0.9) == pytest.approx(0.05)
+    assert learning_rate_at(0, 0.1, "wsd", budget_progress=1.0) == pytest.approx(0.0)
+    assert learning_rate_at(0, 0.1, "wsd", lr_decay_fraction=0.25, budget_progress=0.875) == pytest.approx(0.05)
+    assert learning_rate_at(0, 0.1, "wsd", lr_min_ratio=0.1, budget_progress=1.0) == pytest.approx(0.01)
+    assert learning_rate_at(0, 0.1, "wsd", lr_min_ratio=0.1, budget_progress=0.9) == pytest.approx(0.055)
+    assert learning_rate_at(49, 0.1, "wsd", lr_warmup_samples=100, budget_progress=0.9) == pytest.approx(0.025)
+    # the other schedules ignore the budget
+    assert learning_rate_at(500, 0.1, "cosine", 1000, budget_progress=1.0) == pytest.approx(0.05)
+    with pytest.raises(ValueError, match=r"budget_progress: expected a number in \[0, 1\], got 1.5"):
+        learning_rate_at(0, 0.1, "wsd", budget_progress=1.5)
+    with pytest.raises(ValueError, match=r"lr_decay_fraction: expected a number in \(0, 1\], got 0"):
+        learning_rate_at(0, 0.1, "wsd", lr_decay_fraction=0)
+
+
+def test_the_learner_steps_at_the_wsd_rate_of_the_budget_progress_it_is_given():
+    buffer = make_buffer()
+    learner = Learner(make_model(), optimizer="sgd", learning_rate=0.1, lr_schedule="wsd", device="cpu")
+    rng = np.random.default_rng(0)
+    assert learner.train_step(buffer.sample(8, rng))["learning_rate"] == pytest.approx(0.1)
+    learner.budget_progress = 0.95
+    assert learner.train_step(buffer.sample(8, rng))["learning_rate"] == pytest.approx(0.025)
+    assert learner.optimizer.param_groups[0]["lr"] == pytest.approx(0.025)
+    with pytest.raises(ValueError, match="budget_progress: expected a finite number >= 0.0 and <= 1.0, got -0.1"):
+        learner.budget_progress = -0.1
+
+
 def test_schedule_counts_samples_not_steps():
     buffer = make_buffer()
     learner = Learner(

@@ -79,6 +79,17 @@ def test_the_budget_names_what_stopped_the_run():
     assert schedule(max_steps=None, max_seconds=None).stop_reason(10**9, 1e9) is None
 
 
+def test_budget_progress_is_the_furthest_of_steps_and_seconds_and_reaches_one_at_the_stop():
+    s = schedule()  # 20 steps, 180 s
+    assert s.budget_progress(5, 18.0) == pytest.approx(0.25)
+    assert s.budget_progress(2, 90.0) == pytest.approx(0.5)
+    assert s.budget_progress(20, 0.0) == 1.0 and s.stop_reason(20, 0.0) == "max_steps"
+    assert s.budget_progress(3, 400.0) == 1.0
+    assert schedule(max_steps=None).budget_progress(10**6, 45.0) == pytest.approx(0.25)
+    assert schedule(max_seconds=None).budget_progress(15, 10**6) == pytest.approx(0.75)
+    assert schedule(max_steps=None, max_seconds=None).budget_progress(10**6, 1e9) == 0.0
+
+
 def test_the_schedule_of_a_config_takes_its_settings():
     config = TrainSchema()
     config.run.max_minutes, config.run.max_steps = 2.5, 7

@@ -111,11 +111,14 @@ class TrainerSchema:
     learning_rate: float = _LEARNER.learning_rate
     momentum: float = _LEARNER.momentum
     weight_decay: float = _LEARNER.weight_decay
-    lr_schedule: str = _LEARNER.lr_schedule  # constant | cosine | step
+    lr_schedule: str = _LEARNER.lr_schedule  # constant | cosine | step | wsd
     lr_schedule_samples: Optional[int] = _LEARNER.lr_schedule_samples  # cosine decay length, or step interval
     lr_warmup_samples: int = _LEARNER.lr_warmup_samples  # linear warm-up over this many samples (0: none)
     lr_min_ratio: float = _LEARNER.lr_min_ratio  # cosine floor, a fraction of learning_rate
     lr_step_gamma: float = _LEARNER.lr_step_gamma  # step schedule: factor at every lr_schedule_samples
+    # wsd schedule: the last fraction of the run's budget (run.max_minutes / run.max_steps) over
+    # which the learning rate falls linearly to lr_min_ratio * learning_rate
+    lr_decay_fraction: float = _LEARNER.lr_decay_fraction
     grad_clip: float = _LEARNER.grad_clip
     replay_capacity: int = 200_000  # positions kept in the sliding window
     replay_window_growth_start: Optional[int] = None  # KataGo's growing window from this many positions (null: fixed)
@@ -338,6 +341,7 @@ def learner_config(config: TrainSchema) -> LearnerConfig:
         lr_warmup_samples=tr.lr_warmup_samples,
         lr_min_ratio=tr.lr_min_ratio,
         lr_step_gamma=tr.lr_step_gamma,
+        lr_decay_fraction=tr.lr_decay_fraction,
         grad_clip=tr.grad_clip,
         device=tr.device,
     )
@@ -465,6 +469,8 @@ def validate(config: TrainSchema) -> None:
         errors.append(
             f"trainer.lr_schedule_samples: expected an int > 0 with trainer.lr_schedule={tr.lr_schedule}, got null"
         )
+    if not (math.isfinite(tr.lr_decay_fraction) and 0.0 < tr.lr_decay_fraction <= 1.0):
+        errors.append(f"trainer.lr_decay_fraction: expected in (0, 1], got {tr.lr_decay_fraction}")
     if tr.optimizer not in OPTIMIZERS:
         errors.append(f"trainer.optimizer: expected one of {sorted(OPTIMIZERS)}, got {tr.optimizer!r}")
     if tr.lr_schedule not in LR_SCHEDULES:

@@ -32,6 +32,14 @@ Learning-rate schedules (``s`` = samples trained, ``S`` = ``lr_schedule_samples`
 * ``"cosine"``: ``lr_min + (lr0 - lr_min) * (1 + cos(pi * min(s, S) / S)) / 2`` with ``lr_min =
   lr_min_ratio * lr0`` (Loshchilov & Hutter 2017, SGDR, eq. (5) without restarts).
 * ``"step"``: ``lr0 * lr_step_gamma ** floor(s / S)`` (AlphaGo Zero's step drops, Methods).
+* ``"wsd"`` (warmup-stable-decay; Hu et al. 2024, "MiniCPM", sec. 4.1): ``lr0`` until the last
+  ``f = lr_decay_fraction`` of the run's budget, then a linear decay to ``lr_min`` at its end:
+  ``lr_min + (lr0 - lr_min) * min(1, (1 - p) / f)``, where ``p`` in [0, 1] is the fraction of the
+  budget spent (:attr:`Learner.budget_progress`, set by ``trainer/loop.py`` from
+  ``trainer.schedule.Schedule.budget_progress``: wall clock of ``run.max_minutes`` or steps of
+  ``run.max_steps``, whichever is further on). Counted in the budget rather than in samples
+  because a run of N minutes cannot know how many samples it will train: the decay ends when the
+  run does, on a fast machine or a slow one.
 """
 
 from __future__ import annotations
@@ -77,16 +85,26 @@ def learning_rate_at(
     lr_warmup_samples: int = 0,
     lr_min_ratio: float = 0.0,
     lr_step_gamma: float = 0.1,
+    lr_decay_fraction: float = 0.2,
+    budget_progress: float = 0.0,
 ) -> float:
     """Learning rate after ``samples_trained`` samples (see the module docstring for the formulas).
 
+    ``budget_progress`` (the fraction of the run's budget spent, in [0, 1]) is read by ``"wsd"``
+    only.
+
     Raises:
-        ValueError: for an unknown schedule, or ``"cosine"``/``"step"`` without
-            ``lr_schedule_samples >= 1``.
+        ValueError: for an unknown schedule, ``"cosine"``/``"step"`` without
+            ``lr_schedule_samples >= 1``, ``lr_decay_fraction`` outside (0, 1] or
+            ``budget_progress`` outside [0, 1].
     """
     if lr_schedule not in LR_SCHEDULES:
         raise ValueError(f"lr_schedule: expected one of {list(LR_SCHEDULES)}, got {lr_schedule!r}")
-    if lr_schedule != "constant" and (lr_schedule_samples is None or lr_schedule_samples < 1):
+    if not 0.0 < lr_decay_fraction <= 1.0:
+        raise ValueError(f"lr_decay_fraction: expected a number in (0, 1], got {lr_decay_fraction!r}")
+    if not 0.0 <= budget_progress <= 1.0:
+        raise ValueError(f"budget_progress: expected a number in [0, 1], got {budget_progress!r}")
+    if lr_schedule in ("cosine", "step") and (lr_schedule_samples is None or lr_schedule_samples < 1):
         raise ValueError(
             f"lr_schedule_samples: expected an int >= 1 for the {lr_schedule!r} schedule, "
             f"got {lr_schedule_samples!r}"
@@ -98,6 +116,9 @@ def learning_rate_at(
         progress = min(s, lr_schedule_samples) / lr_schedule_samples
         lr_min = lr_min_ratio * learning_rate
         lr = lr_min + (learning_rate - lr_min) * 0.5 * (1.0 + math.cos(math.pi * progress))
+    elif lr_schedule == "wsd":
+        lr_min = lr_min_ratio * learning_rate
+        lr = lr_min + (learning_rate - lr_min) * min(1.0, (1.0 - budget_progress) / lr_decay_fraction)
     else:
         lr = learning_rate * lr_step_gamma ** math.floor(s / lr_schedule_samples)
     if lr_warmup_samples > 0:
@@ -147,6 +168,7 @@ class Learner:
         lr_warmup_samples: int = _DEFAULTS.lr_warmup_samples,
         lr_min_ratio: float = _DEFAULTS.lr_min_ratio,
         lr_step_gamma: float = _DEFAULTS.lr_step_gamma,
+        lr_decay_fraction: float = _DEFAULTS.lr_decay_fraction,
         grad_clip: float | None = _DEFAULTS.grad_clip,
         value_weight: float = _DEFAULTS.value_weight,
         device: str | torch.device | None = _DEFAULTS.device,
@@ -167,6 +189,9 @@ class Learner:
             "lr_warmup_samples": int(_check_number("lr_warmup_samples", lr_warmup_samples, 0.0)),
             "lr_min_ratio": _check_number("lr_min_ratio", lr_min_ratio, 0.0, maximum=1.0),
             "lr_step_gamma": _check_number("lr_step_gamma", lr_step_gamma, 0.0, inclusive=False, maximum=1.0),
+            "lr_decay_fraction": _check_number(
+                "lr_decay_fraction", lr_decay_fraction, 0.0, inclusive=False, maximum=1.0
+            ),
             "grad_clip": None
             if grad_clip is None
             else _check_number("grad_clip", grad_clip, 0.0, inclusive=False),
@@ -196,6 +221,7 @@ class Learner:
             )
         self.steps = 0
         self.samples_trained = 0
+        self._budget_progress = 0.0
         self.num_skipped = 0
         self.consecutive_skips = 0
 
@@ -220,12 +246,24 @@ class Learner:
             "lr_warmup_samples": hp["lr_warmup_samples"],
             "lr_min_ratio": hp["lr_min_ratio"],
             "lr_step_gamma": hp["lr_step_gamma"],
+            "lr_decay_fraction": hp["lr_decay_fraction"],
         }
 
     @property
     def learning_rate(self) -> float:
         """The learning rate the next step will use (float)."""
-        return learning_rate_at(self.samples_trained, **self._schedule_arguments())
+        return learning_rate_at(
+            self.samples_trained, **self._schedule_arguments(), budget_progress=self.budget_progress
+        )
+
+    @property
+    def budget_progress(self) -> float:
+        """Fraction of the run's budget spent, in [0, 1] (float; read by the ``"wsd"`` schedule)."""
+        return self._budget_progress
+
+    @budget_progress.setter
+    def budget_progress(self, value: float) -> None:
+        self._budget_progress = _check_number("budget_progress", value, 0.0, maximum=1.0)
 
     # ------------------------------------------------------------------ training
     def _batch_tensors(self, batch) -> tuple[torch.Tensor, ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 OPTIMIZERS = ("sgd", "adamw")
-LR_SCHEDULES = ("constant", "cosine", "step")
+LR_SCHEDULES = ("constant", "cosine", "step", "wsd")
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,7 @@ class LearnerConfig:
     lr_warmup_samples: int = 0
     lr_min_ratio: float = 0.0
     lr_step_gamma: float = 0.1
+    lr_decay_fraction: float = 0.2
     grad_clip: float | None = 5.0
     value_weight: float = 1.0
     device: str = "auto"

@@ -265,6 +265,10 @@ class TrainingRun:
         except RayActorError as exc:
             raise self._buffer_lost(exc) from exc
         for batch in batches:
+            # the "wsd" schedule decays towards the end of the budget (trainer/learner.py)
+            self.learner.budget_progress = self.schedule.budget_progress(
+                self.learner.steps, time.monotonic() - self.started
+            )
             metrics = self.learner.train_step(batch)
             self.last_metrics = metrics
             self._after_step(metrics)

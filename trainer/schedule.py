@@ -95,6 +95,17 @@ class Schedule:
             checkpoint=step % self.checkpoint_every_steps == 0,
         )
 
+    def budget_progress(self, steps: int, elapsed_seconds: float) -> float:
+        """Fraction of the run's budget spent, in [0, 1]: the larger of ``steps / max_steps`` and
+        ``elapsed_seconds / max_seconds`` (a budget that is None counts 0), so it reaches 1 exactly
+        when :meth:`stop_reason` stops the run. Read by the learner's ``"wsd"`` schedule."""
+        fractions = [0.0]
+        if self.max_steps is not None:
+            fractions.append(steps / self.max_steps)
+        if self.max_seconds is not None:
+            fractions.append(elapsed_seconds / self.max_seconds)
+        return float(min(1.0, max(0.0, *fractions)))
+
     def stop_reason(self, steps: int, elapsed_seconds: float) -> str | None:
         """``"max_steps"`` or ``"max_minutes"`` once a budget is spent, else None."""
         if self.max_steps is not None and steps >= self.max_steps:
