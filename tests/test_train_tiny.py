@@ -35,7 +35,12 @@ def scalar_tags(run_dir: Path) -> dict[str, list]:
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     run_dir = tmp_path_factory.mktemp("run") / "tiny"
-    result = run_train("experiment=tiny", "game=tictactoe", f"hydra.run.dir={run_dir}")
+    # the warmup-stable-decay schedule over the last half of the 20 steps; 60 minutes so that the
+    # steps, not the wall clock, are the budget's furthest part
+    result = run_train(
+        "experiment=tiny", "game=tictactoe", f"hydra.run.dir={run_dir}", "run.max_minutes=60",
+        "trainer.lr_schedule=wsd", "trainer.lr_decay_fraction=0.5",
+    )
     return run_dir, result
 
 
@@ -77,6 +82,15 @@ def test_tiny_run_writes_checkpoints_metrics_and_best_model(tiny_run):
     assert sidecar["training_step"] == sidecar["best_version"] == latest.counters["best_version"]
     assert sidecar["run_step"] <= 20
     assert (run_dir / "games" / "selfplay.txt").read_text().strip()
+
+
+def test_the_wsd_learning_rate_falls_linearly_over_the_last_half_of_the_step_budget(tiny_run):
+    run_dir, _ = tiny_run
+    rates = [event.value for event in scalar_tags(run_dir)["train/learning_rate"]]
+    lr0 = 3e-3  # configs/trainer/tictactoe.yaml
+    # step k (1-based) trains after k - 1 of the 20 steps: lr0 * min(1, (1 - (k - 1) / 20) / 0.5)
+    expected = [lr0] * 10 + [lr0 * (21 - k) / 10 for k in range(11, 21)]
+    assert rates == pytest.approx(expected, rel=1e-6)
 
 
 def test_resume_continues_from_the_checkpoint_with_its_buffer(tiny_run):
