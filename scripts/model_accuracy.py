@@ -7,11 +7,16 @@ PUCT without root noise, the most visited move played, lowest index on ties. Bud
 network's policy alone (the largest masked prior). ``--solver`` turns on the MCTS-solver
 (``mcts.PUCTConfig.solver``) in the searches. ``--symmetries`` averages the network over the
 game's symmetries at every evaluation (``mcts.evaluators.symmetry_averaged``; Connect Four: the
-position and its mirror image, twice the network's work per simulation).
+position and its mirror image, twice the network's work per simulation). ``--leaves-per-call N``
+searches each position alone the way the engine protocol and ``play`` do
+(``arena.model_player.make_model_player``: N leaves per network call, collected with virtual loss,
+``mcts.minibatch``; the engine's default is ``mcts.minibatch.DEFAULT_LEAVES_PER_CALL`` = 8); with 1
+it gives the batched search's moves, one position at a time.
 
     python scripts/model_accuracy.py --model runs/c4/best --sims 0 64 200
     python scripts/model_accuracy.py --model runs/c4/best --sims 200 --set end_easy --limit 300
     python scripts/model_accuracy.py --model runs/c4/best --set pons-begin-hard --chosen-moves --workers 2
+    python scripts/model_accuracy.py --model runs/c4/best --sims 200 --set pons-middle-medium --leaves-per-call 8
 
 Output: ``{"model", "game", "sets": {name: positions}, "rates": {budget: {set: rate}},
 "mistakes": {budget: {set: count}}, "seconds": {budget: s}}``.
@@ -29,11 +34,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.accuracy import available_sets, chosen_move_rate, labelled_sets, network_actions  # noqa: E402
-from arena.model_player import load_model  # noqa: E402
-from games.labelled import LabelledSet, mistake_mask  # noqa: E402
-from mcts import PUCTConfig  # noqa: E402
-from mcts.evaluators import symmetry_averaged  # noqa: E402
+from arena.accuracy import available_sets, chosen_move_rate, labelled_sets, network_actions, player_actions
+from arena.model_player import load_model, make_model_player
+from games.labelled import LabelledSet, mistake_mask
+from mcts import PUCTConfig
+from mcts.evaluators import symmetry_averaged
 
 
 def policy_actions(game, evaluate_fn, labelled, batch_size: int) -> np.ndarray:
@@ -45,6 +50,20 @@ def policy_actions(game, evaluate_fn, labelled, batch_size: int) -> np.ndarray:
         priors, _ = evaluate_fn(game.observation(states), legal)
         chunks.append(np.argmax(np.where(legal, np.asarray(priors, dtype=np.float64), -1.0), axis=1))
     return np.concatenate(chunks).astype(np.int64) if chunks else np.zeros(0, dtype=np.int64)
+
+
+def search_actions(args, game, evaluate_fn, sims: int, labelled) -> np.ndarray:
+    """``[N]`` int64: the move searched with ``sims`` simulations in each position (0: the policy).
+
+    Batched greedy PUCT over all positions at once (``arena.accuracy.network_actions``), or with
+    ``args.leaves_per_call`` the engine protocol's player, one position at a time.
+    """
+    if sims == 0:
+        return policy_actions(game, evaluate_fn, labelled, args.batch)
+    if args.leaves_per_call is not None:
+        player = make_model_player(evaluate_fn, sims, seed=0, leaves_per_call=args.leaves_per_call)
+        return player_actions(game, player, labelled)
+    return network_actions(game, evaluate_fn, PUCTConfig(num_simulations=sims, solver=args.solver), labelled, args.batch)
 
 
 def truncated(labelled: LabelledSet, limit: int | None) -> LabelledSet:
@@ -65,17 +84,14 @@ def chosen_moves_main(args, game, evaluate_fn, names: list[str]) -> int:
     names = [member for name in names for member in groups.get(name, [name])]
     out = {
         "model": args.model, "game": game.name, "solver": args.solver, "symmetries": args.symmetries,
-        "chosen_moves": True, "sets": {},
+        "leaves_per_call": args.leaves_per_call, "chosen_moves": True, "sets": {},
     }
     for key in ("rates", "mistakes", "seconds", "solved", "solve_seconds"):
         out[key] = {}
     for sims in args.sims:
-        config = PUCTConfig(num_simulations=sims, solver=args.solver) if sims else None
 
-        def choose(positions, config=config):
-            if config is None:
-                return policy_actions(game, evaluate_fn, positions, args.batch)
-            return network_actions(game, evaluate_fn, config, positions, args.batch)
+        def choose(positions, sims=sims):
+            return search_actions(args, game, evaluate_fn, sims, positions)
 
         start = time.perf_counter()
         rows = {
@@ -106,7 +122,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--symmetries", action="store_true", help="average the network over the game's symmetries (G x the work)"
     )
+    parser.add_argument(
+        "--leaves-per-call",
+        type=int,
+        default=None,
+        help="search each position alone as the engine protocol does, N leaves per network call (its default: 8)",
+    )
     args = parser.parse_args(argv)
+    if args.leaves_per_call is not None and args.leaves_per_call < 1:
+        parser.error(f"--leaves-per-call: expected >= 1, got {args.leaves_per_call}")
+    if args.leaves_per_call is not None and args.solver:
+        parser.error("--leaves-per-call: the engine's player searches without the MCTS-solver; drop --solver")
     if args.workers < 1:
         parser.error(f"--workers: expected >= 1, got {args.workers}")
     if any(s < 0 for s in args.sims):
@@ -129,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         "game": game.name,
         "solver": args.solver,
         "symmetries": args.symmetries,
+        "leaves_per_call": args.leaves_per_call,
         "sets": {name: len(ls) for name, ls in sets.items()},
         "rates": {},
         "mistakes": {},
@@ -138,11 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         rates, counts = {}, {}
         for name, ls in sets.items():
-            if sims == 0:
-                actions = policy_actions(game, evaluate_fn, ls, args.batch)
-            else:
-                config = PUCTConfig(num_simulations=sims, solver=args.solver)
-                actions = network_actions(game, evaluate_fn, config, ls, args.batch)
+            actions = search_actions(args, game, evaluate_fn, sims, ls)
             wrong = mistake_mask(ls.outcomes)[np.arange(len(ls)), actions]
             counts[name] = int(wrong.sum())
             rates[name] = float(wrong.mean()) if len(ls) else float("nan")

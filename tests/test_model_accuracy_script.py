@@ -1,0 +1,70 @@
+"""scripts/model_accuracy.py: the engine's one-position search against the batched one, and its errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from helpers_models import export_tiny_mlp
+from helpers_scripts import load_script
+
+import games
+from arena.accuracy import labelled_sets, player_actions
+from arena.model_player import load_model, make_model_player
+from games.labelled import mistake_mask
+
+model_accuracy = load_script("model_accuracy")
+
+
+@pytest.fixture(scope="module")
+def tictactoe_model(tmp_path_factory):
+    folder = export_tiny_mlp("tictactoe", tmp_path_factory.mktemp("model") / "best")
+    game, evaluate_fn = load_model(str(folder))
+    return folder, game, evaluate_fn
+
+
+def parsed(leaves_per_call: int | None = None):
+    """The options ``search_actions`` reads, as ``main`` parses them."""
+    return model_accuracy.argparse.Namespace(batch=256, solver=False, leaves_per_call=leaves_per_call)
+
+
+def test_one_leaf_per_call_one_position_at_a_time_picks_the_batched_searchs_moves(tictactoe_model):
+    _, game, evaluate_fn = tictactoe_model
+    positions = model_accuracy.truncated(labelled_sets(game, ["all"])["all"], 300)
+    batched = model_accuracy.search_actions(parsed(), game, evaluate_fn, 16, positions)
+    alone = model_accuracy.search_actions(parsed(leaves_per_call=1), game, evaluate_fn, 16, positions)
+    assert batched.shape == (300,) and batched.dtype == np.int64
+    np.testing.assert_array_equal(alone, batched)
+    legal = games.make("tictactoe").legal_mask(positions.states)
+    assert legal[np.arange(300), alone].all()
+
+
+def test_eight_leaves_per_call_counts_the_mistakes_of_the_engines_player(tictactoe_model, capsys):
+    folder, game, evaluate_fn = tictactoe_model
+    positions = model_accuracy.truncated(labelled_sets(game, ["all"])["all"], 40)
+    player = make_model_player(evaluate_fn, 16, seed=0, leaves_per_call=8)
+    expected = int(mistake_mask(positions.outcomes)[np.arange(40), player_actions(game, player, positions)].sum())
+    code = model_accuracy.main(
+        ["--model", str(folder), "--sims", "16", "--set", "all", "--limit", "40", "--leaves-per-call", "8"]
+    )
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["leaves_per_call"] == 8 and out["sets"] == {"all": 40}
+    assert out["mistakes"]["16"]["all"] == expected
+    assert out["rates"]["16"]["all"] == pytest.approx(expected / 40)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--leaves-per-call", "0"], "--leaves-per-call: expected >= 1, got 0"),
+        (["--leaves-per-call", "8", "--solver"], "without the MCTS-solver"),
+    ],
+)
+def test_bad_leaves_per_call_is_refused_with_what_was_expected(tictactoe_model, capsys, extra, message):
+    folder, _, _ = tictactoe_model
+    with pytest.raises(SystemExit) as exit_info:
+        model_accuracy.main(["--model", str(folder), "--sims", "16", *extra])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
