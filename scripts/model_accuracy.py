@@ -18,7 +18,8 @@ it gives the batched search's moves, one position at a time.
     python scripts/model_accuracy.py --model runs/c4/best --set pons-begin-hard --chosen-moves --workers 2
     python scripts/model_accuracy.py --model runs/c4/best --sims 200 --set pons-middle-medium --leaves-per-call 8
 
-Output: ``{"model", "game", "sets": {name: positions}, "rates": {budget: {set: rate}},
+Output: ``{"model", "game", "solver", "symmetries", "leaves_per_call" (None: batched),
+"sets": {name: positions}, "rates": {budget: {set: rate}},
 "mistakes": {budget: {set: count}}, "seconds": {budget: s}}``.
 """
 
