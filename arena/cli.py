@@ -38,7 +38,7 @@ SPEC_HELP = """player specs (every kind also takes seed=INT):
   alphabeta:depth=4,model=PATH  the hybrid: alpha-beta with the network's value and policy
   uct:sims=1000              UCT with random rollouts (c=1.4 by default)
   solver                     perfect play (Connect Four: Pons' solver and opening book, about 15 s a game)
-  mcts:model=PATH,sims=200   network + PUCT search (PATH: export folder or .pt file; batch=8 leaves per call)
+  mcts:model=PATH,sims=200   network + PUCT search (PATH: export folder or .pt file; batch=N leaves per call: 1, 8 with time=)
   policy:model=PATH          the network's policy alone
   human                      moves typed on stdin"""
 

@@ -49,21 +49,19 @@ def load_model(path: str, game_name: str | None = None, num_threads: int | None 
 
 
 def make_model_player(
-    evaluate_fn, num_simulations: int, seed: int, leaves_per_call: int | None = None, break_ties: bool = False
+    evaluate_fn, num_simulations: int, seed: int, leaves_per_call: int = 1, break_ties: bool = False
 ):
     """``MCTSPlayer`` with ``num_simulations`` (>= 1), or ``PolicyPlayer`` for 0.
 
-    ``leaves_per_call``: leaves per network call (virtual loss, ``mcts.minibatch``); default
-    ``mcts.minibatch.DEFAULT_LEAVES_PER_CALL``. ``break_ties``: ties between equally visited moves
-    go to the generator seeded by ``seed`` (default False: to the lowest move index, as the engine
-    protocol promises).
+    ``leaves_per_call``: leaves per network call (above 1 collected with virtual loss,
+    ``mcts.minibatch``); default 1, ``mcts.run_puct``'s search, the strongest at a fixed number of
+    simulations (docs/learning_efficiency.md, "The engine's search: one leaf per network call").
+    ``break_ties``: ties between equally visited moves go to the generator seeded by ``seed``
+    (default False: to the lowest move index, as the engine protocol promises).
     """
     if num_simulations == 0:
         return PolicyPlayer(evaluate_fn, rng=seed, name="model (policy)")
-    from mcts.minibatch import DEFAULT_LEAVES_PER_CALL
-
     return MCTSPlayer(
         evaluate_fn, num_simulations=num_simulations, rng=seed, name=f"model ({num_simulations} sims)",
-        leaves_per_call=DEFAULT_LEAVES_PER_CALL if leaves_per_call is None else leaves_per_call,
-        break_ties=break_ties,
+        leaves_per_call=leaves_per_call, break_ties=break_ties,
     )

@@ -10,7 +10,8 @@ Syntax: ``KIND`` or ``KIND:KEY=VALUE[,KEY=VALUE...]``, for example::
     expectimax:depth=3          expectiminimax to 3 decisions (games with chance; time=SECONDS too)
     star2:depth=5               the same value with Ballard's star2 pruning (star1:depth=N too)
     solver                      perfect play: the game's exact solver (Connect Four: Pons'; short games: minimax)
-    mcts:model=PATH,sims=200    a network with PUCT search (batch=8: leaves per network call;
+    mcts:model=PATH,sims=200    a network with PUCT search (batch=N: leaves per network call, with
+                                virtual loss; default 1, 8 with time=;
                                 time=0.5: 0.5 s per move, at most MAX_TIMED_SIMULATIONS or sims;
                                 chance=sampling: chance nodes by sampling, not expectation;
                                 solver=true: MCTS-solver proofs decide the move, one leaf a call)
@@ -255,7 +256,7 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
         evaluate_fn = symmetry_averaged(game, evaluate_fn)
     if kind == "policy":
         return players.PolicyPlayer(evaluate_fn, rng=rng, name=name)
-    from mcts.minibatch import DEFAULT_LEAVES_PER_CALL
+    from mcts.minibatch import TIMED_LEAVES_PER_CALL
 
     default_simulations = MAX_TIMED_SIMULATIONS if "time" in options else DEFAULT_MCTS_SIMULATIONS
     return players.MCTSPlayer(
@@ -267,7 +268,11 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
         solver=options.get("solver", False),
         rng=rng,
         name=name,
-        # the MCTS-solver searches one leaf a call; an explicit batch= with it is refused there
-        leaves_per_call=options.get("batch", 1 if options.get("solver") else DEFAULT_LEAVES_PER_CALL),
+        # one leaf a call for a number of simulations (the strongest at equal simulations), several
+        # for a time limit (more simulations in the time); the MCTS-solver searches one leaf a
+        # call, and an explicit batch= with it is refused there
+        leaves_per_call=options.get(
+            "batch", TIMED_LEAVES_PER_CALL if "time" in options and not options.get("solver") else 1
+        ),
         break_ties=True,  # a seeded arena game: ties between equally visited moves go to the generator
     )

@@ -40,8 +40,12 @@ from mcts.policy import check_rng
 from mcts.search import PUCTConfig, SearchOutput, _evaluate
 from mcts.tree import ROOT_INDEX, UNPROVEN, empty_tree
 
-#: default leaves collected per network call
-DEFAULT_LEAVES_PER_CALL = 8
+#: leaves per network call of a search with a time limit (``mcts:...,time=S``), where collecting
+#: them buys more simulations in the time (3.1x, ``scripts/bench_puct_single.py``). A search with a
+#: fixed number of simulations (the engine protocol, ``play``, ``mcts:...,sims=N``) sends one:
+#: at equal simulations the virtual loss costs strength (docs/learning_efficiency.md,
+#: "The engine's search: one leaf per network call").
+TIMED_LEAVES_PER_CALL = 8
 
 
 @njit(cache=True)
@@ -185,7 +189,7 @@ def run_puct_minibatch(
     evaluate_fn: EvaluateFn,
     config: PUCTConfig,
     rng: np.random.Generator,
-    leaves_per_call: int = DEFAULT_LEAVES_PER_CALL,
+    leaves_per_call: int = TIMED_LEAVES_PER_CALL,
     time_limit: float | None = None,
 ) -> SearchOutput:
     """PUCT from one root, up to ``leaves_per_call`` leaves per network call (see the module doc).

@@ -9,9 +9,9 @@ network's policy alone (the largest masked prior). ``--solver`` turns on the MCT
 game's symmetries at every evaluation (``mcts.evaluators.symmetry_averaged``; Connect Four: the
 position and its mirror image, twice the network's work per simulation). ``--leaves-per-call N``
 searches each position alone the way the engine protocol and ``play`` do
-(``arena.model_player.make_model_player``: N leaves per network call, collected with virtual loss,
-``mcts.minibatch``; the engine's default is ``mcts.minibatch.DEFAULT_LEAVES_PER_CALL`` = 8); with 1
-it gives the batched search's moves, one position at a time.
+(``arena.model_player.make_model_player``: N leaves per network call, above 1 collected with
+virtual loss, ``mcts.minibatch``; the engine's default is 1); with 1 it gives the batched search's
+moves, one position at a time.
 
     python scripts/model_accuracy.py --model runs/c4/best --sims 0 64 200
     python scripts/model_accuracy.py --model runs/c4/best --sims 200 --set end_easy --limit 300
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         "--leaves-per-call",
         type=int,
         default=None,
-        help="search each position alone as the engine protocol does, N leaves per network call (its default: 8)",
+        help="search each position alone as the engine protocol does, N leaves per network call (its default: 1)",
     )
     args = parser.parse_args(argv)
     if args.leaves_per_call is not None and args.leaves_per_call < 1:

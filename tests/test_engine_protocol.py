@@ -138,6 +138,34 @@ def test_engine_on_a_connect4_model_uses_columns(tmp_path):
     assert answers[2].startswith("error: move 1: expected a column 1-7")
 
 
+def test_engine_searches_one_leaf_per_call_on_the_mirror_averaged_network_by_default(tmp_path):
+    """The engine's search is ``mcts.run_puct``'s, visit for visit, on the mirror-averaged network
+    by default and on the network alone with ``--no-symmetries``."""
+    from mcts import PUCTConfig, run_puct
+    from mcts.evaluators import symmetry_averaged
+    from networks.onnx_evaluator import load_exported
+
+    folder = tiny_connect4_export(tmp_path / "c4", seed=3)
+    game = games.make("connect4")
+    network = load_exported(folder, expected_game=game).evaluate
+    for extra, evaluate_fn in (([], symmetry_averaged(game, network)), (["--no-symmetries"], network)):
+        for moves in ("", "4453", "334455"):
+            out = io.StringIO()
+            status = main(
+                ["--engine", "--model", str(folder), *extra],
+                stdin=io.StringIO(f"position {moves}\nanalyze sims 120\n"), stdout=out,
+            )
+            assert status == 0
+            tokens = out.getvalue().split()
+            visits = [int(v) for v in tokens[tokens.index("visits") + 1 :]]
+            plain = run_puct(
+                game, game.states_from_moves([moves]), evaluate_fn, PUCTConfig(num_simulations=120),
+                np.random.default_rng(0), add_root_noise=False,
+            )
+            assert visits == plain.visit_counts[0].tolist()
+            assert sum(visits) == 120
+
+
 def test_engine_with_symmetries_sees_the_mirror_image_of_a_connect4_position_mirrored(tmp_path):
     folder = tiny_connect4_export(tmp_path / "c4", seed=2)
 
@@ -158,7 +186,9 @@ def test_engine_with_symmetries_sees_the_mirror_image_of_a_connect4_position_mir
     assert left["netvalue"] == right["netvalue"]
     assert left["policy"] == right["policy"][::-1]
     # without averaging the random network tells the two apart
-    plain_left, plain_right = analysis([], "1223"), analysis([], "7665")
+    plain_left, plain_right = analysis(["--no-symmetries"], "1223"), analysis(["--no-symmetries"], "7665")
+    # averaging is the default
+    assert analysis([], "1223") == left
     assert plain_left["policy"] != plain_right["policy"][::-1]
     assert left["netvalue"] == pytest.approx((plain_left["netvalue"] + plain_right["netvalue"]) / 2, abs=2e-4)
 

@@ -101,7 +101,10 @@ def test_players_collect_leaves_per_call(tmp_path):
     folder = export_tiny_mlp("connect4", tmp_path / "model")
     player = build_player(f"mcts:model={folder},sims=40,batch=4", CONNECT4)
     assert player.leaves_per_call == 4
-    assert build_player(f"mcts:model={folder},sims=40", CONNECT4).leaves_per_call == 8
+    # one leaf a call at a number of simulations, eight with a time limit unless batch= says otherwise
+    assert build_player(f"mcts:model={folder},sims=40", CONNECT4).leaves_per_call == 1
+    assert build_player(f"mcts:model={folder},time=0.5", CONNECT4).leaves_per_call == 8
+    assert build_player(f"mcts:model={folder},time=0.5,batch=2", CONNECT4).leaves_per_call == 2
     analysis = player.analyze(CONNECT4, CONNECT4.initial_state())
     assert int(analysis.visit_counts.sum()) == 40
     assert analysis.best_action == int(np.argmax(analysis.visit_counts))
