@@ -8,7 +8,7 @@ the same network, interleaved in one run (``--rounds`` rounds, each position sea
 variant per round). Reported per variant: searches, simulations, wall-clock seconds, seconds per
 search, simulations per second, network calls, and ``after_over_before`` (the ratio of simulations
 per second). ``--symmetries`` adds both searches with the network averaged over the position and
-its mirror image (``mcts.evaluators.symmetry_averaged``, as ``play --symmetries``), and each
+its mirror image (``mcts.evaluators.symmetry_averaged``, as ``play`` does by default), and each
 variant's ``seconds_over_one_leaf``: its seconds per search over the plain one-leaf search's.
 
 The network is ``--model PATH`` (an export folder through ONNX Runtime, as ``arena`` opens it, or
