@@ -11,7 +11,8 @@ position and its mirror image, twice the network's work per simulation). ``--lea
 searches each position alone the way the engine protocol and ``play`` do
 (``arena.model_player.make_model_player``: N leaves per network call, above 1 collected with
 virtual loss, ``mcts.minibatch``; the engine's default is 1); with 1 it gives the batched search's
-moves, one position at a time.
+moves, one position at a time. The engine's default search is the batched one-leaf search with
+``--symmetries`` (it averages the network by default; ``play --no-symmetries`` does not).
 
     python scripts/model_accuracy.py --model runs/c4/best --sims 0 64 200
     python scripts/model_accuracy.py --model runs/c4/best --sims 200 --set end_easy --limit 300
