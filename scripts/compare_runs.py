@@ -18,13 +18,19 @@ Examples::
         --config puct= --config gumbel="mcts.algorithm=gumbel mcts.num_simulations=32" --out runs/c4
     .venv/bin/python scripts/compare_runs.py --game connect4 --minutes 15 --side-by-side \\
         --config default= --config gumbel="mcts.algorithm=gumbel mcts.num_simulations=32" --out runs/c4_sbs
+    .venv/bin/python scripts/compare_runs.py --game connect4 --minutes 60 --seeds 1 --side-by-side \
+        --at-minutes 15 30 60 --snapshot-minutes 15 30 45 --config default= --config "z=selfplay.value_target=z" \
+        --out runs/cmp_z60_s1
 
 Overrides of one configuration are separated by spaces. ``--nice N`` runs the trainings at a
 lower priority (``nice -n N``) on a shared machine. ``--side-by-side`` runs the configurations of
 one seed at the same time instead, each pinned to its own CPU (``taskset -c I``, configuration I on
 CPU I) with ``ray.num_cpus`` set to the machine's CPU count so that every run starts the actors a
 whole-machine run would: A and B then meet the same machine state at every moment, at the price of
-one CPU each.
+one CPU each. ``--snapshot-minutes 15 30 45`` copies each run's ``best/`` to
+``OUT/NAME/seedS_best15`` (and so on) when that many minutes of its command have passed, so that the
+models of those moments can be measured afterwards (``scripts/model_accuracy.py --model ...``);
+a mark the run does not reach is not copied.
 """
 
 from __future__ import annotations
@@ -43,6 +49,8 @@ REPO = Path(__file__).resolve().parents[1]
 MISTAKE_PREFIX = "arena/mistake_rate/"
 #: tries of one run when Ray's start-up times out (before any training)
 STARTUP_ATTEMPTS = 3
+#: seconds between two looks at a running training for its snapshots
+SNAPSHOT_POLL_SECONDS = 5.0
 
 
 def parse_config(text: str) -> tuple[str, list[str]]:
@@ -114,24 +122,94 @@ def train_command(game: str, overrides: list[str], seed: int, minutes: float, ru
     return command
 
 
+def snapshot_best(run_dir: Path, dest: Path, tries: int = 5) -> int | None:
+    """Copy ``run_dir/best`` to ``dest`` whole: into ``dest.tmp``, then renamed.
+
+    The trainer replaces the files of ``best/`` one by one on a promotion; a copy during which any of
+    them changed (modification time or size) is thrown away and taken again, so that the copy holds
+    one model's files.
+
+    Returns:
+        The copied model's ``best_version`` (from ``model.json``; -1 without one), or None when
+        ``best/`` does not exist yet or changed during every try.
+    """
+    source = run_dir / "best"
+
+    def stamp() -> dict:
+        return {f.name: (f.stat().st_mtime_ns, f.stat().st_size) for f in source.iterdir() if f.is_file()}
+
+    tmp = dest.with_name(dest.name + ".tmp")
+    for _ in range(tries):
+        if not source.is_dir():
+            return None
+        try:
+            before = stamp()
+            shutil.rmtree(tmp, ignore_errors=True)
+            shutil.copytree(source, tmp)
+            if stamp() != before:
+                raise FileNotFoundError("best/ changed during the copy")
+        except (FileNotFoundError, shutil.Error):
+            time.sleep(1.0)
+            continue
+        shutil.rmtree(dest, ignore_errors=True)
+        os.replace(tmp, dest)
+        try:
+            return int(json.loads((dest / "model.json").read_text())["extra"]["best_version"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return -1
+    shutil.rmtree(tmp, ignore_errors=True)
+    return None
+
+
+def run_with_snapshots(command: list[str], env: dict, log_path: Path, run_dir: Path, dest_prefix: Path,
+                       snapshot_minutes: list[float], poll_seconds: float = SNAPSHOT_POLL_SECONDS
+                       ) -> tuple[int, str, dict[str, int]]:
+    """Run ``command`` (its output to ``log_path``), copying ``run_dir/best`` to
+    ``{dest_prefix}{M}`` once ``M`` minutes have passed since it started (``snapshot_best``; a mark
+    is taken at the first look after it at which ``best/`` exists).
+
+    Returns:
+        ``(return code, the log, {"M": copied best_version})``.
+    """
+    marks = sorted(snapshot_minutes)
+    taken: dict[str, int] = {}
+    start = time.time()
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
+        while True:
+            try:
+                process.wait(timeout=poll_seconds)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            elapsed = time.time() - start
+            for mark in marks:
+                key = f"{mark:g}"
+                if key not in taken and elapsed >= 60 * mark:
+                    version = snapshot_best(run_dir, Path(f"{dest_prefix}{key}"))
+                    if version is not None:
+                        taken[key] = version
+    return process.returncode, log_path.read_text(), taken
+
+
 def run_one(game: str, name: str, overrides: list[str], seed: int, minutes: float, out: Path, nice: int,
-            cpu: int | None = None) -> dict:
+            cpu: int | None = None, snapshot_minutes: list[float] | None = None) -> dict:
     run_dir = out / name / f"seed{seed}"
     command = train_command(game, overrides, seed, minutes, run_dir, nice, cpu)
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     (out / name).mkdir(parents=True, exist_ok=True)
     for attempt in range(1, STARTUP_ATTEMPTS + 1):
         start = time.time()
-        completed = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, check=False)
+        returncode, log, snapshots = run_with_snapshots(
+            command, env, out / name / f"seed{seed}.log", run_dir, out / name / f"seed{seed}_best",
+            snapshot_minutes or [])
         seconds = time.time() - start
-        log = completed.stdout + completed.stderr
-        (out / name / f"seed{seed}.log").write_text(log)
-        if completed.returncode == 0 or "timed out during startup" not in log:
+        if returncode == 0 or "timed out during startup" not in log:
             break
         # Ray waits 30 s for its raylet: on a loaded machine start-up can fail before training starts
         shutil.rmtree(run_dir, ignore_errors=True)
-    result = {"seed": seed, "returncode": completed.returncode, "command_seconds": round(seconds, 1),
-              "attempts": attempt}
+    result = {"seed": seed, "returncode": returncode, "command_seconds": round(seconds, 1),
+              "attempts": attempt, "snapshots": snapshots}
     result.update(read_curves(run_dir, start))
     return result
 
@@ -178,10 +256,14 @@ def main(argv: list[str] | None = None) -> dict:
                         help="also report the last rate at or before these minutes since each command started")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--nice", type=int, default=0)
+    parser.add_argument("--snapshot-minutes", type=float, nargs="*", default=None,
+                        help="copy each run's best/ to OUT/NAME/seedS_bestM when M minutes of its command have passed")
     parser.add_argument("--side-by-side", action="store_true",
                         help="run the configurations of a seed at once, configuration I pinned to CPU I")
     args = parser.parse_args(argv)
     configs = [parse_config(text) for text in args.config]
+    if any(mark <= 0 for mark in args.snapshot_minutes or []):
+        parser.error(f"--snapshot-minutes: expected minutes > 0, got {args.snapshot_minutes}")
     if args.side_by_side and len(configs) > (os.cpu_count() or 1):
         parser.error(f"--side-by-side: expected at most {os.cpu_count()} configurations (one per CPU), "
                      f"got {len(configs)}")
@@ -191,13 +273,15 @@ def main(argv: list[str] | None = None) -> dict:
     for seed in args.seeds:  # seeds outermost: configurations interleaved against machine drift
         if args.side_by_side:
             with ThreadPoolExecutor(len(configs)) as pool:
-                runs = [pool.submit(run_one, args.game, name, overrides, seed, args.minutes, args.out, args.nice, cpu)
+                runs = [pool.submit(run_one, args.game, name, overrides, seed, args.minutes, args.out, args.nice, cpu,
+                                    args.snapshot_minutes)
                         for cpu, (name, overrides) in enumerate(configs)]
                 for (name, _), run in zip(configs, runs):
                     results[name].append(run.result())
             continue
         for name, overrides in configs:
-            results[name].append(run_one(args.game, name, overrides, seed, args.minutes, args.out, args.nice))
+            results[name].append(run_one(args.game, name, overrides, seed, args.minutes, args.out, args.nice,
+                                         snapshot_minutes=args.snapshot_minutes))
     summary = {}
     for name, runs in results.items():
         summary[name] = {}
@@ -209,7 +293,7 @@ def main(argv: list[str] | None = None) -> dict:
             summary[name][f"seed{run['seed']}"] = entry
     report = {
         "game": args.game, "minutes": args.minutes, "seeds": args.seeds, "nice": args.nice,
-        "side_by_side": args.side_by_side,
+        "side_by_side": args.side_by_side, "snapshot_minutes": args.snapshot_minutes or [],
         "configs": {name: overrides for name, overrides in configs}, "cpu_count": os.cpu_count(),
         "load_average_at_end": os.getloadavg(), "summary": summary, "runs": results,
     }

@@ -74,3 +74,85 @@ def test_bench_network_onnx_matches_torch():
     assert runs[0]["onnx_max_abs_prior_difference"] < 1e-5
     assert runs[0]["onnx_max_abs_value_difference"] < 1e-5
     assert runs[0]["onnx_evaluator_positions_per_s"] > 0
+
+
+def _write_best(folder, version: int) -> None:
+    import json
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "model.pt").write_bytes(bytes([version % 256]) * 64)
+    (folder / "model.json").write_text(json.dumps({"extra": {"best_version": version}}))
+
+
+def test_snapshot_best_copies_the_whole_folder_and_retakes_a_copy_the_trainer_changed(tmp_path, monkeypatch):
+    compare = _load("compare_runs")
+    run = tmp_path / "run"
+    assert compare.snapshot_best(run, tmp_path / "b15") is None  # no best/ yet: nothing copied
+    assert not (tmp_path / "b15").exists()
+    _write_best(run / "best", 500)
+    assert compare.snapshot_best(run, tmp_path / "b15") == 500
+    assert (tmp_path / "b15" / "model.pt").read_bytes() == bytes([500 % 256]) * 64
+    assert not (tmp_path / "b15.tmp").exists()
+
+    # a promotion in the middle of the first copy: that copy is thrown away, the second holds v1000 whole
+    real_copytree = compare.shutil.copytree
+    calls = []
+
+    def copy_during_a_promotion(source, dest):
+        real_copytree(source, dest)
+        calls.append(dest)
+        if len(calls) == 1:
+            _write_best(run / "best", 1000)
+            (run / "best" / "model.pt").write_bytes(b"\x01" * 80)
+
+    monkeypatch.setattr(compare.shutil, "copytree", copy_during_a_promotion)
+    monkeypatch.setattr(compare.time, "sleep", lambda seconds: None)
+    assert compare.snapshot_best(run, tmp_path / "b15") == 1000
+    assert len(calls) == 2
+    assert (tmp_path / "b15" / "model.pt").read_bytes() == b"\x01" * 80
+
+    # changed during every try: no copy, and the earlier snapshot is left as it was
+    def always_changing(source, dest):
+        real_copytree(source, dest)
+        (run / "best" / "model.pt").write_bytes(b"\x02" * (100 + len(calls)))
+        calls.append(dest)
+
+    monkeypatch.setattr(compare.shutil, "copytree", always_changing)
+    assert compare.snapshot_best(run, tmp_path / "b15", tries=3) is None
+    assert (tmp_path / "b15" / "model.pt").read_bytes() == b"\x01" * 80
+    assert not (tmp_path / "b15.tmp").exists()
+
+
+def test_run_with_snapshots_copies_best_at_each_mark_it_reaches(tmp_path):
+    import os
+    import sys
+
+    compare = _load("compare_runs")
+    run, prefix = tmp_path / "run", tmp_path / "seed0_best"
+    # a stand-in for train: best v1, then v2 once the first snapshot exists, then it ends after the second
+    child = f"""
+import json, os, time
+from pathlib import Path
+def best(version):
+    folder = Path({str(run)!r}) / "best"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "model.json.tmp").write_text(json.dumps({{"extra": {{"best_version": version}}}}))
+    os.replace(folder / "model.json.tmp", folder / "model.json")
+def wait_for(path):
+    for _ in range(3000):
+        if Path(path).exists():
+            return
+        time.sleep(0.01)
+    raise SystemExit(3)
+best(1)
+print("v1 written")
+wait_for({str(prefix) + "0.001"!r})
+best(2)
+wait_for({str(prefix) + "0.05"!r})
+"""
+    code, log, taken = compare.run_with_snapshots(
+        [sys.executable, "-c", child], dict(os.environ), tmp_path / "seed0.log", run, prefix,
+        [0.05, 0.001, 10.0], poll_seconds=0.02)
+    assert code == 0 and "v1 written" in log
+    assert taken == {"0.001": 1, "0.05": 2}  # the 10-minute mark is never reached
+    assert not Path(f"{prefix}10").exists()
