@@ -456,10 +456,17 @@ def test_connect4_self_play_defaults_to_the_cache_with_random_openings_and_other
     assert connect4.game.name == "connect4"
     assert (connect4.selfplay.eval_cache_size, connect4.selfplay.random_opening_plies) == (65536, 8)
     assert connect4.selfplay.value_target == "mix"
+    # "The Gumbel root search for an hour on the whole machine": Gumbel with 32 simulations over all
+    # 7 columns; the other games keep PUCT
+    mcts = connect4.mcts
+    assert (mcts.algorithm, mcts.num_simulations, mcts.gumbel_max_considered_actions) == ("gumbel", 32, 7)
     for game, opening_plies in (("tictactoe", 4), ("othello", 0), ("pig", 0)):
         other = compose([f"game={game}"])
         selfplay = other.selfplay
         assert (selfplay.eval_cache_size, selfplay.random_opening_plies) == (0, opening_plies), game
+        assert other.mcts.algorithm == "puct", game
+    gpu = compose(["experiment=gpu"])
+    assert (gpu.mcts.algorithm, gpu.mcts.num_simulations) == ("gumbel", 200)
     plain = compose(["selfplay.eval_cache_size=0", "selfplay.random_opening_plies=0"])
     assert (plain.selfplay.eval_cache_size, plain.selfplay.random_opening_plies) == (0, 0)
 
