@@ -293,7 +293,7 @@ def compose():
         (["mcts.gumbel_max_considered_actions=0"], "mcts.gumbel_max_considered_actions: expected a finite number > 0"),
         (["selfplay.full_search_probability=0"], "selfplay.full_search_probability: expected in (0, 1], got 0.0"),
         (
-            ["selfplay.full_search_probability=0.25", "selfplay.cheap_simulations=100"],
+            ["mcts.num_simulations=64", "selfplay.full_search_probability=0.25", "selfplay.cheap_simulations=100"],
             "selfplay.cheap_simulations: expected in [1, mcts.num_simulations = 64], got 100",
         ),
         (["selfplay.value_target=td"], "selfplay.value_target: expected one of ['z', 'q', 'mix'], got 'td'"),
@@ -318,4 +318,6 @@ def test_technique_settings_reach_the_search_configs(compose):
         num_simulations=config.mcts.num_simulations, max_num_considered_actions=4, solver=True
     )
     assert selfplay_puct(config).solver is True
-    assert selfplay_gumbel(compose([])) is None
+    assert selfplay_gumbel(compose(["mcts.algorithm=puct"])) is None
+    # Connect Four's default (configs/game/connect4.yaml): Gumbel, 32 simulations over all 7 columns
+    assert selfplay_gumbel(compose([])) == GumbelConfig(num_simulations=32, max_num_considered_actions=7)
