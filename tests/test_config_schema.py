@@ -54,7 +54,7 @@ def test_the_schema_defaults_are_the_library_defaults():
 
 
 def test_the_run_builds_frozen_objects_from_the_yaml_values(compose):
-    config = compose(["arena.num_simulations=13"])
+    config = compose(["game=othello", "arena.num_simulations=13"])  # PUCT with the mcts group's defaults
     search = selfplay_puct(config)
     assert search == PUCTConfig(num_simulations=64, dirichlet_alpha=1.0)  # configs/mcts/default.yaml
     assert arena_puct(config) == PUCTConfig(num_simulations=13, dirichlet_alpha=1.0)
