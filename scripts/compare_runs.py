@@ -18,8 +18,8 @@ Examples::
         --config puct= --config gumbel="mcts.algorithm=gumbel mcts.num_simulations=32" --out runs/c4
     .venv/bin/python scripts/compare_runs.py --game connect4 --minutes 15 --side-by-side \\
         --config default= --config gumbel="mcts.algorithm=gumbel mcts.num_simulations=32" --out runs/c4_sbs
-    .venv/bin/python scripts/compare_runs.py --game connect4 --minutes 60 --seeds 1 --side-by-side \
-        --at-minutes 15 30 60 --snapshot-minutes 15 30 45 --config default= --config "z=selfplay.value_target=z" \
+    .venv/bin/python scripts/compare_runs.py --game connect4 --minutes 60 --seeds 1 --side-by-side \\
+        --at-minutes 15 30 60 --snapshot-minutes 15 30 45 --config default= --config "z=selfplay.value_target=z" \\
         --out runs/cmp_z60_s1
 
 Overrides of one configuration are separated by spaces. ``--nice N`` runs the trainings at a
