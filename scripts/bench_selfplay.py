@@ -91,7 +91,7 @@ DEFAULT_CONFIGS = {
     "tictactoe": ("network/mlp128x2.yaml", "mcts/tictactoe.yaml", "selfplay/tictactoe.yaml"),
 }
 GAME_CHOICES = tuple(DEFAULT_CONFIGS)
-DEFAULT_JSON = REPO_ROOT / "docs" / "bench_selfplay.json"
+DEFAULT_JSON = REPO_ROOT / "docs" / "results" / "bench_selfplay.json"
 
 
 def tree_bench_with_clock(clock_name: str):

@@ -447,7 +447,7 @@ def test_pig_config_composes_with_both_chance_modes_and_refuses_deterministic_on
 
 
 def test_connect4_self_play_defaults_to_the_cache_with_random_openings_and_other_games_to_no_cache(compose):
-    # docs/learning_efficiency.md, "The 60-minute run with the cache and random openings": the pair
+    # docs/results/learning_efficiency.md, "The 60-minute run with the cache and random openings": the pair
     # is the Connect Four default; the cache alone made the games repeat, and on tic-tac-toe its
     # lookups cost what the small network saves; "Eight random opening plies": 8 beat 4 on two
     # seeds of a Connect Four hour

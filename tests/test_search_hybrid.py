@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -13,6 +15,7 @@ from search.alphabeta import NO_ORDERING, AlphaBeta
 from search.hybrid import NETWORK_VALUE_SCALE, NetworkEvaluation
 from search.minimax import PROVEN_THRESHOLD, WIN_SCORE, Minimax, zero_evaluate
 from tests.helpers_models import export_tiny_mlp
+from tests.helpers_scripts import load_script
 
 
 @pytest.fixture(scope="module")
@@ -195,14 +198,7 @@ def test_the_hybrid_spec_builds_a_network_alpha_beta_player(tmp_path, connect4):
 
 
 def test_bench_hybrid_reports_nodes_and_network_calls(tmp_path, capsys, monkeypatch):
-    import importlib.util
-    import json
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "scripts" / "bench_hybrid.py"
-    spec = importlib.util.spec_from_file_location("bench_hybrid", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("bench_hybrid")
     folder = export_tiny_mlp("connect4", tmp_path / "model")
     # a fast machine: every search takes 20 microseconds, each row's time rounds to 0.0000 s
     timed = module._timed
