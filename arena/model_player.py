@@ -1,4 +1,4 @@
-"""A saved model as a player: the README's Python API, and what ``play`` uses.
+"""A saved model as a player: the Python API of docs/python_api.md, and what ``play`` uses.
 
 ``load_model`` opens an export folder (ONNX Runtime, no torch) or a ``.pt`` model file or training
 checkpoint (torch) and returns the game it plays with a batched evaluator; ``make_model_player``

@@ -57,8 +57,8 @@ def test_tests_are_named_by_the_behaviour_they_check():
 
 #: a markdown link ``[text](target)``; the target's own parentheses (``openspiel:hex(...)``) do not occur in links
 MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)")
-#: a reference to a page of docs/ with a section, as configs and code comments write it
-DOCS_REFERENCE = re.compile(r"docs/([\w/]+\.md)#([\w-]+)")
+#: a reference to a file of docs/ (a page with an optional section), as configs and code comments write it
+DOCS_REFERENCE = re.compile(r"\bdocs/([\w/]+\.(?:md|json|png|svg))(#[\w-]+)?")
 #: the hook's count of per-seed figures in the README
 PER_SEED_FIGURE = re.compile(r"seed [0-9]|seeds? 0 and 1|two seeds", re.IGNORECASE)
 
@@ -103,11 +103,11 @@ def test_relative_links_of_the_docs_resolve():
     assert [problem for problem in problems if problem] == []
 
 
-def test_section_references_in_configs_and_code_resolve():
+def test_references_to_docs_in_configs_scripts_and_code_resolve():
     problems = []
-    for folder in ("configs", "arena", "mcts", "networks", "selfplay", "trainer", "scripts", "tests"):
+    for folder in ("configs", "games", "search", "mcts", "networks", "selfplay", "trainer", "arena", "scripts", "tests"):
         for path in sorted((REPO_ROOT / folder).rglob("*")):
             if path.suffix in (".yaml", ".py") and ".venv" not in path.parts:
                 for page, anchor in DOCS_REFERENCE.findall(path.read_text(encoding="utf-8")):
-                    problems.append(_link_problem(REPO_ROOT / "README.md", f"docs/{page}#{anchor}"))
+                    problems.append(_link_problem(REPO_ROOT / "README.md", f"docs/{page}{anchor}"))
     assert [problem for problem in problems if problem] == []

@@ -51,6 +51,14 @@ def test_a_group_choice_names_only_the_keys_of_its_own_file():
         named_keys(["game=nosuch"])
 
 
+def test_a_group_file_built_on_its_default_names_the_default_keys_too():
+    # configs/trainer/tictactoe.yaml lists `default` in its defaults and sets 7 keys of its own
+    trainer_keys = option_keys("trainer", "default")
+    assert len(trainer_keys) == 23 and "trainer.grad_clip" in trainer_keys
+    assert named_keys(["trainer=tictactoe"]) == trainer_keys
+    assert named_keys(["arena=pig"]) == option_keys("arena", "default")
+
+
 def test_resume_restating_the_game_keeps_the_batch_size_and_learning_rate(compose):
     # started with `experiment=tiny game=tictactoe` (batch size 32), an earlier resume set lr 0.005
     saved = compose(["experiment=tiny", "game=tictactoe"])

@@ -192,7 +192,7 @@ def run_sweep(
 
 # ----------------------------------------------------------------------------------- outputs
 def markdown(report: dict) -> str:
-    """The README section: settings, the table, and the smallest zero-loss budgets."""
+    """The page docs/results/exercise2.md: settings, the table, and the smallest zero-loss budgets."""
     settings = report["settings"]
     results = report["results"]
     lines = [
