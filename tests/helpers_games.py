@@ -5,6 +5,9 @@
   legal masks.
 * ``CycleGame``: two positions A and B that lead to each other forever; the game ends only at a
   move cap, which counts as a draw.
+
+And two ways to reach positions of any game: ``play_moves`` (a move string from the initial state)
+and ``random_positions`` (seeded uniformly random play).
 """
 
 from __future__ import annotations
@@ -209,3 +212,29 @@ def mixed_turn_game() -> ExplicitTreeGame:
         ],
         num_actions=2,
     )
+
+
+def play_moves(game: Game, moves: str) -> tuple:
+    """The state after the move string ``moves`` (``game.parse_moves`` notation) from the initial state."""
+    state = game.initial_state()
+    for action in game.parse_moves(moves):
+        state = game.result(state, action)
+    return state
+
+
+def random_positions(
+    game: Game, rng: np.random.Generator, count: int, max_plies: int, include_terminal: bool = False
+) -> list[tuple]:
+    """``count`` states, each reached by ``rng.integers(0, max_plies)`` uniformly random plies from the
+    initial state (fewer when the game ends first); terminal states are skipped unless
+    ``include_terminal``."""
+    positions: list[tuple] = []
+    while len(positions) < count:
+        state = game.initial_state()
+        for _ in range(rng.integers(0, max_plies)):
+            if game.terminal_test(state):
+                break
+            state = game.result(state, int(rng.choice(game.actions(state))))
+        if include_terminal or not game.terminal_test(state):
+            positions.append(state)
+    return positions

@@ -40,13 +40,7 @@ MLP_CONFIG = NetworkConfig(kind="mlp", mlp_hidden=(32,), value_hidden=16)
 BATCH = 16
 
 
-@pytest.fixture(autouse=True)
-def _one_torch_thread():
-    """Tiny networks run faster on one thread than on cores shared with other processes."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 #: 40 distinct 5-position tic-tac-toe games, reused under new game ids (fast to build)
