@@ -370,24 +370,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--algorithms", nargs="+", choices=ALGORITHMS, default=list(ALGORITHMS), help="searches to run"
     )
-    parser.add_argument(
-        "--min-budget",
-        type=_int_at_least(1),
-        default=1,
-        help="first budget of the sweep (default 1); with a larger one, the sweep extends an earlier run",
-    )
-    parser.add_argument(
-        "--max-budget",
-        type=_int_at_least(1),
-        default=16384,
-        help="largest budget tried, simulations per move (default 16384)",
-    )
-    parser.add_argument(
-        "--extra-points",
-        type=_int_at_least(0),
-        default=2,
-        help="doublings played after a search first loses no game (default 2)",
-    )
+    parser.add_argument("--min-budget", type=_int_at_least(1), default=1,
+                        help="first budget of the sweep (default 1); with a larger one, the sweep extends an earlier run")
+    parser.add_argument("--max-budget", type=_int_at_least(1), default=16384,
+                        help="largest budget tried, simulations per move (default 16384)")
+    parser.add_argument("--extra-points", type=_int_at_least(0), default=2,
+                        help="doublings played after a search first loses no game (default 2)")
     parser.add_argument(
         "--json", type=Path, default=None, help="also write the JSON to this file (default: stdout only)"
     )
