@@ -327,19 +327,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--tictactoe-network", default="mlp128x2", help="name or yaml path of the tic-tac-toe network"
     )
-    parser.add_argument(
-        "--cpu",
-        type=int,
-        default=None,
-        help="CPU to pin to (default: the lowest allowed one; -1: do not pin)",
-    )
-    parser.add_argument(
-        "--clock",
-        choices=tuple(CLOCKS),
-        default="cpu",
-        help="cpu (default): CPU seconds of this process, robust when other jobs share "
-        "the core; wall: wall-clock seconds",
-    )
+    parser.add_argument("--cpu", type=int, default=None,
+                        help="CPU to pin to (default: the lowest allowed one; -1: do not pin)")
+    parser.add_argument("--clock", choices=tuple(CLOCKS), default="cpu",
+                        help="cpu (default): CPU seconds of this process, robust when other jobs share the core; "
+                        "wall: wall-clock seconds")
     parser.add_argument("--seed", type=_non_negative_int, default=0)
     parser.add_argument(
         "--json",

@@ -44,3 +44,18 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def compose():
+    """``compose(overrides)``: the typed train config (``trainer.config.TrainSchema``) that ``train``
+    builds from configs/train.yaml and the Hydra override strings ``overrides``."""
+    # Hydra and trainer/ (torch, Ray) are imported only by the modules that compose a config
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+
+    from trainer.cli import CONFIG_DIR
+    from trainer.config import to_train_config
+
+    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+        yield lambda overrides: to_train_config(hydra_compose("train", overrides=overrides))

@@ -376,18 +376,6 @@ def test_a_close_misspelling_is_suggested_and_good_overrides_pass():
 
 
 # ------------------------------------------------------------------------------ Hydra compose API
-@pytest.fixture(scope="module")
-def compose():
-    from hydra import compose as hydra_compose
-    from hydra import initialize_config_dir
-
-    from trainer.cli import CONFIG_DIR
-    from trainer.config import to_train_config
-
-    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
-        yield lambda overrides: to_train_config(hydra_compose("train", overrides=overrides))
-
-
 @pytest.mark.parametrize(
     "override, key, expected",
     [

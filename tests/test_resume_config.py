@@ -20,15 +20,9 @@ from trainer.resume import (
 
 
 @pytest.fixture(scope="module")
-def compose():
-    from hydra import compose as hydra_compose
-    from hydra import initialize_config_dir
-
-    from trainer.cli import CONFIG_DIR
-    from trainer.config import to_train_config
-
-    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
-        yield lambda overrides: to_dict(to_train_config(hydra_compose("train", overrides=overrides)))
+def compose(compose):
+    """The train config of a command line (tests/conftest.py), as the plain dict ``config.json`` holds."""
+    return lambda overrides: to_dict(compose(overrides))
 
 
 def resume(compose, saved: dict, overrides: list[str]) -> dict:

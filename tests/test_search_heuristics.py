@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from helpers_games import random_positions
+from helpers_games import play_moves, random_positions
 
 from games.connect4.game import HEIGHT, WIDTH, has_four
 from search.heuristics import (
@@ -83,11 +83,7 @@ def test_evaluation_is_mirror_symmetric_and_bounded(connect4):
 
 
 def test_winning_cells_match_brute_force(connect4):
-    rng = np.random.default_rng(2)
-    for state in random_positions(connect4, rng, 200, 41, include_terminal=True):
-        if connect4.terminal_test(state):
-            continue
-        current, mask = state[0], state[1]
+    for current, mask, *_ in random_positions(connect4, np.random.default_rng(2), 200, 41):
         for stones in (current, current ^ mask):
             expected = 0
             for col in range(WIDTH):
@@ -99,9 +95,7 @@ def test_winning_cells_match_brute_force(connect4):
 
 
 def test_noisy_actions_are_immediate_wins_and_blocks(connect4):
-    state = connect4.initial_state()
-    for action in connect4.parse_moves("12131"):
-        state = connect4.result(state, action)
+    state = play_moves(connect4, "12131")
     # O to move must block X's vertical three in column 1
     assert connect4_noisy_actions(state) == [0]
     # O plays column 4 instead: X to move wins at once in column 1, and column 5 would block
@@ -114,10 +108,7 @@ def test_noisy_actions_are_immediate_wins_and_blocks(connect4):
 
 
 def test_noisy_actions_match_brute_force(connect4):
-    rng = np.random.default_rng(3)
-    for state in random_positions(connect4, rng, 200, 41, include_terminal=True):
-        if connect4.terminal_test(state):
-            continue
+    for state in random_positions(connect4, np.random.default_rng(3), 200, 41):
         current, mask = state[0], state[1]
         expected = []
         for action in connect4.actions(state):

@@ -274,18 +274,6 @@ def test_onnx_inference_follows_the_weights_and_matches_torch():
 
 
 # --------------------------------------------------------------------------- configuration
-@pytest.fixture(scope="module")
-def compose():
-    from hydra import compose as hydra_compose
-    from hydra import initialize_config_dir
-
-    from trainer.cli import CONFIG_DIR
-    from trainer.config import to_train_config
-
-    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
-        yield lambda overrides: to_train_config(hydra_compose("train", overrides=overrides))
-
-
 @pytest.mark.parametrize(
     "overrides, expected",
     [
