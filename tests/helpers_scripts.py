@@ -1,5 +1,6 @@
 """Finding, loading and running a file of ``scripts/`` (product tools) or ``scripts/experiments/``
-(experiments and exercises), for the tests of the benchmark, diagnostic and experiment scripts."""
+(experiments and exercises), for the tests of the benchmark, diagnostic and experiment scripts; and
+running a command's module (``python -m``) in a process of its own, as a user's shell would."""
 
 from __future__ import annotations
 
@@ -32,6 +33,15 @@ def load_script(name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def run_module(module: str, *args: str, stdin: bytes = b"", timeout: float = 300) -> subprocess.CompletedProcess:
+    """``python -m module args...`` from the repository root with ``stdin`` as its input; output as bytes
+    (a test decodes it, since what is under test may be how undecodable input is answered)."""
+    return subprocess.run(
+        [sys.executable, "-m", module, *args], input=stdin, capture_output=True, check=False, cwd=REPO_ROOT,
+        timeout=timeout,
+    )
 
 
 def run_script(name: str, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
