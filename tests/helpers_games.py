@@ -19,6 +19,16 @@ import numpy as np
 from games.base import NO_WINNER, Game, check_batch
 
 
+class DigitMoves:
+    """Move strings of one digit per action (``"012"``), for the synthetic games below."""
+
+    def parse_moves(self, text: str) -> list[int]:
+        return [int(c) for c in text]
+
+    def format_moves(self, actions) -> str:
+        return "".join(str(int(a)) for a in actions)
+
+
 @dataclass
 class TreeNode:
     """One position of an ``ExplicitTreeGame``.
@@ -32,7 +42,7 @@ class TreeNode:
     winner: int = NO_WINNER
 
 
-class ExplicitTreeGame(Game):
+class ExplicitTreeGame(DigitMoves, Game):
     """A game whose positions are ``nodes[0..n)``; node 0 is the start. State row ``[node, ply]``."""
 
     name = "explicit_tree"
@@ -116,17 +126,11 @@ class ExplicitTreeGame(Game):
         evaluate.takes_states = True
         return evaluate
 
-    def parse_moves(self, text: str) -> list[int]:
-        return [int(c) for c in text]
-
-    def format_moves(self, actions) -> str:
-        return "".join(str(int(a)) for a in actions)
-
     def render(self, state) -> str:
         return f"node {int(state[0])}"
 
 
-class CycleGame(Game):
+class CycleGame(DigitMoves, Game):
     """Positions A (0) and B (1); every move goes to the other one; ``move_cap`` plies is a draw.
 
     ``num_actions`` actions, all legal and all equivalent. State row ``[position, ply]``.
@@ -175,12 +179,6 @@ class CycleGame(Game):
         obs = np.zeros((states.shape[0], 1, 1, 2), dtype=np.float32)
         obs[np.arange(states.shape[0]), 0, 0, states[:, 0]] = 1.0
         return obs
-
-    def parse_moves(self, text: str) -> list[int]:
-        return [int(c) for c in text]
-
-    def format_moves(self, actions) -> str:
-        return "".join(str(int(a)) for a in actions)
 
     def render(self, state) -> str:
         return "AB"[int(state[0])] + f" ply {int(state[1])}"

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers_train import refusal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -409,9 +410,7 @@ def test_wrong_types_through_compose_name_the_key_and_type(compose, override, ke
     ],
 )
 def test_bad_values_through_compose(compose, overrides, expected):
-    with pytest.raises(ValueError) as raised:
-        validate(compose(["game=tictactoe", *overrides]))
-    assert expected in str(raised.value)
+    assert expected in refusal(compose, ["game=tictactoe", *overrides])
 
 
 def test_pig_config_composes_with_both_chance_modes_and_refuses_deterministic_only_searches(compose):
