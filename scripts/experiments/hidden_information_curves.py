@@ -1,5 +1,5 @@
 """NashConv against iterations for CFR, CFR+ and external-sampling MCCFR on Kuhn and Leduc poker,
-with the PIMC player's NashConv as a line: the figure and table of docs/hidden_information.md.
+with the PIMC player's NashConv as a line: the figure and table of docs/results/hidden_information.md.
 
 For each game, each solver runs once (MCCFR with ``--seed``) and its average policy's exact
 NashConv (``search/best_response.py``, chips) is recorded at log-spaced iteration counts up to
