@@ -73,10 +73,11 @@ def _anchors(page: Path) -> set[str]:
     return anchors
 
 
-def _link_problem(source: Path, target: str) -> str | None:
-    """Why the relative link ``target`` of ``source`` does not resolve, or None when it does."""
+def _link_problem(source: Path, target: str, base: Path | None = None) -> str | None:
+    """Why the link ``target`` written in ``source`` does not resolve, or None when it does; the
+    target is relative to ``base`` (default: the folder of ``source``)."""
     path_part, _, anchor = target.partition("#")
-    page = (source.parent / path_part).resolve() if path_part else source
+    page = ((base or source.parent) / path_part).resolve() if path_part else source
     if not page.exists():
         return f"{source.relative_to(REPO_ROOT)}: {target}: no such file"
     if anchor and page.suffix == ".md" and anchor not in _anchors(page):
@@ -109,5 +110,5 @@ def test_references_to_docs_in_configs_scripts_and_code_resolve():
         for path in sorted((REPO_ROOT / folder).rglob("*")):
             if path.suffix in (".yaml", ".py") and ".venv" not in path.parts:
                 for page, anchor in DOCS_REFERENCE.findall(path.read_text(encoding="utf-8")):
-                    problems.append(_link_problem(REPO_ROOT / "README.md", f"docs/{page}{anchor}"))
+                    problems.append(_link_problem(path, f"docs/{page}{anchor}", base=REPO_ROOT))
     assert [problem for problem in problems if problem] == []
