@@ -112,3 +112,13 @@ def test_references_to_docs_in_configs_scripts_and_code_resolve():
                 for page, anchor in DOCS_REFERENCE.findall(path.read_text(encoding="utf-8")):
                     problems.append(_link_problem(path, f"docs/{page}{anchor}", base=REPO_ROOT))
     assert [problem for problem in problems if problem] == []
+
+
+def test_every_script_the_repository_names_exists():
+    script = re.compile(r"\bscripts/[\w/]+\.(?:py|sh|txt)\b")
+    missing = []
+    for path in [*_text_files(), *sorted((REPO_ROOT / "configs").rglob("*.yaml"))]:
+        for name in sorted(set(script.findall(path.read_text(encoding="utf-8")))):
+            if not (REPO_ROOT / name).is_file():
+                missing.append(f"{path.relative_to(REPO_ROOT)}: {name}")
+    assert missing == []
