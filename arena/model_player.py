@@ -1,4 +1,4 @@
-"""A saved model as a player: the README's Python API, and what ``play`` uses.
+"""A saved model as a player: the Python API of docs/python_api.md, and what ``play`` uses.
 
 ``load_model`` opens an export folder (ONNX Runtime, no torch) or a ``.pt`` model file or training
 checkpoint (torch) and returns the game it plays with a batched evaluator; ``make_model_player``
@@ -55,7 +55,7 @@ def make_model_player(
 
     ``leaves_per_call``: leaves per network call (above 1 collected with virtual loss,
     ``mcts.minibatch``); default 1, ``mcts.run_puct``'s search, the strongest at a fixed number of
-    simulations (docs/learning_efficiency.md, "The engine's search: one leaf per network call").
+    simulations (docs/results/learning_efficiency.md, "The engine's search: one leaf per network call").
     ``break_ties``: ties between equally visited moves go to the generator seeded by ``seed``
     (default False: to the lowest move index, as the engine protocol promises).
     """

@@ -416,7 +416,7 @@ def _parser() -> argparse.ArgumentParser:
         default=True,
         help="average the network over the game's symmetries at every evaluation (default; Connect "
         "Four: the position and its mirror image, twice the network's work per simulation; fewer "
-        "mistakes on every model measured, docs/learning_efficiency.md); --no-symmetries: the network alone",
+        "mistakes on every model measured, docs/results/learning_efficiency.md); --no-symmetries: the network alone",
     )
     parser.add_argument(
         "--engine", action="store_true", help="speak the text engine protocol on stdin/stdout"

@@ -43,7 +43,7 @@ from mcts.tree import ROOT_INDEX, UNPROVEN, empty_tree
 #: leaves per network call of a search with a time limit (``mcts:...,time=S``), where collecting
 #: them buys more simulations in the time (3.1x, ``scripts/bench_puct_single.py``). A search with a
 #: fixed number of simulations (the engine protocol, ``play``, ``mcts:...,sims=N``) sends one:
-#: at equal simulations the virtual loss costs strength (docs/learning_efficiency.md,
+#: at equal simulations the virtual loss costs strength (docs/results/learning_efficiency.md,
 #: "The engine's search: one leaf per network call").
 TIMED_LEAVES_PER_CALL = 8
 

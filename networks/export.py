@@ -104,7 +104,7 @@ def onnx_runtime_evaluator(model: torch.nn.Module, game, network: NetworkConfig 
 
     What the self-play workers and the arena actor run on the CPU: the same outputs as
     ``networks.evaluator.TorchEvaluator`` within float rounding (``PARITY_TOLERANCE``), at 1.6-4.4x
-    its positions per CPU second (docs/learning_efficiency.md, "Self-play cost per CPU second").
+    its positions per CPU second (docs/results/learning_efficiency.md, "Self-play cost per CPU second").
     Later changes to ``model`` are not seen: export again after new weights.
 
     Args:

@@ -33,6 +33,9 @@ from search.best_response import nash_conv
 from search.cfr import CFRSolver
 from search.game_tree import build_tree
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling benchmark scripts
+from bench_search import require_positive
+
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -41,10 +44,7 @@ def parse_args(argv=None):
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--cpu", type=int, default=0, help="core to pin to (-1: do not pin)")
     args = parser.parse_args(argv)
-    if args.iterations < 1:
-        parser.error(f"--iterations: expected >= 1, got {args.iterations}")
-    if args.repeat < 1:
-        parser.error(f"--repeat: expected >= 1, got {args.repeat}")
+    require_positive(parser, args, "iterations", "repeat")
     return args
 
 

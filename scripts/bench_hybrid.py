@@ -28,7 +28,6 @@ import json
 import platform
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -37,8 +36,9 @@ import games
 from search.alphabeta import AlphaBeta
 from search.hybrid import NetworkEvaluation
 
-#: opening, early middle game, middle game, late middle game
-CONNECT4_POSITIONS = ("", "4453", "74447642367771311353", "56264643147144146675572")
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling benchmark scripts
+from bench_search import CONNECT4_POSITIONS, require_positive
+from bench_search import best_of as _timed
 
 
 def random_export(network: str, folder: Path) -> Path:
@@ -55,15 +55,19 @@ def random_export(network: str, folder: Path) -> Path:
     return export_model(model, config, game.name, game.version, folder)
 
 
-def _timed(repeat: int, run_fn):
-    best = None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = run_fn()
-        seconds = time.perf_counter() - start
-        if best is None or seconds < best[0]:
-            best = (seconds, result)
-    return best
+def load_benchmark_model(model: str | None, network: str, scratch: Path) -> tuple:
+    """The Connect Four evaluator of ``model`` (an export folder or ``.pt`` file), or of a seeded random
+    ``network`` exported into ``scratch`` when ``model`` is None; returns ``(evaluator, report)``, the
+    report naming the Python version, the model and the evaluator's backend."""
+    from networks.loading import load_evaluator  # torch or ONNX Runtime: imported only when a model is loaded
+
+    evaluator = load_evaluator(model if model else random_export(network, scratch / "model"), expected_game="connect4")
+    report = {
+        "python": platform.python_version(),
+        "model": model if model else f"random {network}",
+        "backend": type(evaluator).__name__,
+    }
+    return evaluator, report
 
 
 def bench(evaluate_fn, depth: int, repeat: int, positions=CONNECT4_POSITIONS) -> dict:
@@ -124,19 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--depth", type=int, default=4, help="alpha-beta depth in plies (>= 1)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per measurement; the fastest counts")
     args = parser.parse_args(argv)
-    if args.depth < 1:
-        parser.error(f"--depth must be >= 1 ply, got {args.depth}")
-    if args.repeat < 1:
-        parser.error(f"--repeat must be >= 1, got {args.repeat}")
-    from networks.loading import load_evaluator
-
+    require_positive(parser, args, "depth", "repeat")
     with tempfile.TemporaryDirectory() as scratch:
-        model = args.model if args.model else random_export(args.network, Path(scratch) / "model")
-        evaluator = load_evaluator(model, expected_game="connect4")
+        evaluator, report = load_benchmark_model(args.model, args.network, Path(scratch))
         report = {
-            "python": platform.python_version(),
-            "model": args.model if args.model else f"random {args.network}",
-            "backend": type(evaluator).__name__,
+            **report,
             "repeat": args.repeat,
             "alphabeta_connect4": bench(evaluator.evaluate, args.depth, args.repeat),
         }

@@ -19,7 +19,8 @@ import json
 import os
 import platform
 import statistics
-import time
+import sys
+from pathlib import Path
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
@@ -27,26 +28,10 @@ import numpy as np
 
 import games
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling benchmark scripts
+from bench_rules import time_playouts as playout_positions_per_s
+
 DEFAULT_PAIRS = ["tictactoe=tic_tac_toe", "connect4=connect_four", "othello=othello"]
-
-
-def playout_positions_per_s(game, batch_size: int, rng: np.random.Generator, min_seconds: float) -> float:
-    """Random playouts of ``batch_size`` games at once for at least ``min_seconds`` (positions/s)."""
-    states = game.initial_states(batch_size)
-    fresh = game.initial_states(batch_size)
-    positions = 0
-    start = time.perf_counter()
-    while True:
-        mask = game.legal_mask(states)
-        actions = np.where(mask, rng.random(mask.shape), -1.0).argmax(axis=1)
-        states = game.step(states, actions)
-        positions += batch_size
-        done = game.terminal(states)
-        if done.any():
-            states[done] = fresh[done]
-        elapsed = time.perf_counter() - start
-        if elapsed >= min_seconds:
-            return positions / elapsed
 
 
 def main(argv=None) -> None:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import sys
 import tempfile
 import time
@@ -38,6 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import games
 from mcts import PUCTConfig, run_puct
 from mcts.minibatch import TIMED_LEAVES_PER_CALL, run_puct_minibatch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling benchmark scripts
+from bench_hybrid import load_benchmark_model
 
 
 class _Counting:
@@ -119,21 +121,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if min(args.simulations, args.leaves_per_call, args.rounds, args.positions) < 1:
         parser.error("expected --simulations, --leaves-per-call, --rounds and --positions >= 1")
-    from networks.loading import load_evaluator
-
     with tempfile.TemporaryDirectory() as scratch:
-        if args.model:
-            model = args.model
-        else:
-            sys.path.insert(0, str(Path(__file__).resolve().parent))
-            from bench_hybrid import random_export
-
-            model = random_export(args.network, Path(scratch) / "model")
-        evaluator = load_evaluator(model, expected_game="connect4")
+        evaluator, report = load_benchmark_model(args.model, args.network, Path(scratch))
         report = {
-            "python": platform.python_version(),
-            "model": args.model if args.model else f"random {args.network}",
-            "backend": type(evaluator).__name__,
+            **report,
             "simulations_per_search": args.simulations,
             "rounds": args.rounds,
             "positions": args.positions,

@@ -36,6 +36,14 @@ from search.minimax import Minimax
 CONNECT4_POSITIONS = ("", "4453", "74447642367771311353", "56264643147144146675572")
 
 
+def require_positive(parser: argparse.ArgumentParser, args: argparse.Namespace, *names: str) -> None:
+    """Stop with ``parser.error`` ("--NAME: expected >= 1, got V") unless each named option is >= 1."""
+    for name in names:
+        value = getattr(args, name.replace("-", "_"))
+        if value < 1:
+            parser.error(f"--{name}: expected >= 1, got {value}")
+
+
 def best_of(repeat: int, run_fn):
     """Run ``run_fn()`` ``repeat`` times; returns ``(fastest seconds, result of that run)``."""
     best = None
@@ -100,10 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--depth", type=int, default=9, help="alpha-beta depth in plies (>= 1)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the fastest counts")
     args = parser.parse_args(argv)
-    if args.depth < 1:
-        parser.error(f"--depth must be >= 1 ply, got {args.depth}")
-    if args.repeat < 1:
-        parser.error(f"--repeat must be >= 1, got {args.repeat}")
+    require_positive(parser, args, "depth", "repeat")
     report = {
         "python": platform.python_version(),
         "repeat": args.repeat,

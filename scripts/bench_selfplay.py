@@ -91,7 +91,7 @@ DEFAULT_CONFIGS = {
     "tictactoe": ("network/mlp128x2.yaml", "mcts/tictactoe.yaml", "selfplay/tictactoe.yaml"),
 }
 GAME_CHOICES = tuple(DEFAULT_CONFIGS)
-DEFAULT_JSON = REPO_ROOT / "docs" / "bench_selfplay.json"
+DEFAULT_JSON = REPO_ROOT / "docs" / "results" / "bench_selfplay.json"
 
 
 def tree_bench_with_clock(clock_name: str):
@@ -252,34 +252,24 @@ def bench_run(
     }
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
+def _number_argument(convert, accept, expected: str):
+    """An argparse type: ``convert(text)``, refused with "expected EXPECTED, got ..." unless ``accept``."""
+
+    def parse(text: str):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+        if not accept(value):
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {value}")
+        return value
+
+    return parse
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
-    return value
-
-
-def _positive_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}") from None
-    if not (np.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {value}")
-    return value
+_positive_int = _number_argument(int, lambda value: value >= 1, "a positive integer")
+_non_negative_int = _number_argument(int, lambda value: value >= 0, "an integer >= 0")
+_positive_seconds = _number_argument(float, lambda value: bool(np.isfinite(value) and value > 0), "a number of seconds > 0")
 
 
 def pin_to_one_core(cpu: int | None) -> int | None:
@@ -337,19 +327,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--tictactoe-network", default="mlp128x2", help="name or yaml path of the tic-tac-toe network"
     )
-    parser.add_argument(
-        "--cpu",
-        type=int,
-        default=None,
-        help="CPU to pin to (default: the lowest allowed one; -1: do not pin)",
-    )
-    parser.add_argument(
-        "--clock",
-        choices=tuple(CLOCKS),
-        default="cpu",
-        help="cpu (default): CPU seconds of this process, robust when other jobs share "
-        "the core; wall: wall-clock seconds",
-    )
+    parser.add_argument("--cpu", type=int, default=None,
+                        help="CPU to pin to (default: the lowest allowed one; -1: do not pin)")
+    parser.add_argument("--clock", choices=tuple(CLOCKS), default="cpu",
+                        help="cpu (default): CPU seconds of this process, robust when other jobs share the core; "
+                        "wall: wall-clock seconds")
     parser.add_argument("--seed", type=_non_negative_int, default=0)
     parser.add_argument(
         "--json",

@@ -42,37 +42,41 @@ def _clock():
     return time.perf_counter(), time.process_time()
 
 
-def openspiel_block(bot, game, simulations: int, seconds: float) -> tuple[int, float, float, int]:
-    """Self-play games with ``bot`` for about ``seconds``; returns (simulations, wall s, CPU s, games)."""
+def _self_play_block(new_game_fn, is_over_fn, play_fn, simulations: int, seconds: float) -> tuple[int, float, float, int]:
+    """Self-play games for about ``seconds``: each starts as ``new_game_fn()`` and moves by
+    ``state = play_fn(state)`` until ``is_over_fn(state)``; returns (simulations, wall s, CPU s, games)."""
     wall, cpu = _clock()
     total = played = 0
     while True:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            state.apply_action(bot.step(state))
+        state = new_game_fn()
+        while not is_over_fn(state):
+            state = play_fn(state)
             total += simulations
         played += 1
         if time.perf_counter() - wall >= seconds:
             break
     end_wall, end_cpu = _clock()
     return total, end_wall - wall, end_cpu - cpu, played
+
+
+def openspiel_block(bot, game, simulations: int, seconds: float) -> tuple[int, float, float, int]:
+    """Self-play games with OpenSpiel's ``bot``; see ``_self_play_block``."""
+
+    def play(state):
+        state.apply_action(bot.step(state))
+        return state
+
+    return _self_play_block(game.new_initial_state, lambda state: state.is_terminal(), play, simulations, seconds)
 
 
 def project_block(game, simulations: int, c: float, rng, seconds: float) -> tuple[int, float, float, int]:
     """The same with ``mcts.uct.uct_search``."""
-    wall, cpu = _clock()
-    total = played = 0
-    while True:
-        state = game.initial_state()
-        while not game.terminal_test(state):
-            action, _ = uct_search(game, np.array(state, dtype=np.int64), simulations, rng, c)
-            state = game.result(state, action)
-            total += simulations
-        played += 1
-        if time.perf_counter() - wall >= seconds:
-            break
-    end_wall, end_cpu = _clock()
-    return total, end_wall - wall, end_cpu - cpu, played
+
+    def play(state):
+        action, _ = uct_search(game, np.array(state, dtype=np.int64), simulations, rng, c)
+        return game.result(state, action)
+
+    return _self_play_block(game.initial_state, game.terminal_test, play, simulations, seconds)
 
 
 def bench_game(name: str, simulations: int, c: float, rounds: int, seconds: float, seed: int) -> dict:

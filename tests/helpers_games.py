@@ -5,6 +5,9 @@
   legal masks.
 * ``CycleGame``: two positions A and B that lead to each other forever; the game ends only at a
   move cap, which counts as a draw.
+
+And two ways to reach positions of any game: ``play_moves`` (a move string from the initial state)
+and ``random_positions`` (seeded uniformly random play).
 """
 
 from __future__ import annotations
@@ -14,6 +17,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from games.base import NO_WINNER, Game, check_batch
+
+
+class DigitMoves:
+    """Move strings of one digit per action (``"012"``), for the synthetic games below."""
+
+    def parse_moves(self, text: str) -> list[int]:
+        return [int(c) for c in text]
+
+    def format_moves(self, actions) -> str:
+        return "".join(str(int(a)) for a in actions)
 
 
 @dataclass
@@ -29,7 +42,7 @@ class TreeNode:
     winner: int = NO_WINNER
 
 
-class ExplicitTreeGame(Game):
+class ExplicitTreeGame(DigitMoves, Game):
     """A game whose positions are ``nodes[0..n)``; node 0 is the start. State row ``[node, ply]``."""
 
     name = "explicit_tree"
@@ -113,17 +126,11 @@ class ExplicitTreeGame(Game):
         evaluate.takes_states = True
         return evaluate
 
-    def parse_moves(self, text: str) -> list[int]:
-        return [int(c) for c in text]
-
-    def format_moves(self, actions) -> str:
-        return "".join(str(int(a)) for a in actions)
-
     def render(self, state) -> str:
         return f"node {int(state[0])}"
 
 
-class CycleGame(Game):
+class CycleGame(DigitMoves, Game):
     """Positions A (0) and B (1); every move goes to the other one; ``move_cap`` plies is a draw.
 
     ``num_actions`` actions, all legal and all equivalent. State row ``[position, ply]``.
@@ -173,12 +180,6 @@ class CycleGame(Game):
         obs[np.arange(states.shape[0]), 0, 0, states[:, 0]] = 1.0
         return obs
 
-    def parse_moves(self, text: str) -> list[int]:
-        return [int(c) for c in text]
-
-    def format_moves(self, actions) -> str:
-        return "".join(str(int(a)) for a in actions)
-
     def render(self, state) -> str:
         return "AB"[int(state[0])] + f" ply {int(state[1])}"
 
@@ -209,3 +210,29 @@ def mixed_turn_game() -> ExplicitTreeGame:
         ],
         num_actions=2,
     )
+
+
+def play_moves(game: Game, moves: str) -> tuple:
+    """The state after the move string ``moves`` (``game.parse_moves`` notation) from the initial state."""
+    state = game.initial_state()
+    for action in game.parse_moves(moves):
+        state = game.result(state, action)
+    return state
+
+
+def random_positions(
+    game: Game, rng: np.random.Generator, count: int, max_plies: int, include_terminal: bool = False
+) -> list[tuple]:
+    """``count`` states, each reached by ``rng.integers(0, max_plies)`` uniformly random plies from the
+    initial state (fewer when the game ends first); terminal states are skipped unless
+    ``include_terminal``."""
+    positions: list[tuple] = []
+    while len(positions) < count:
+        state = game.initial_state()
+        for _ in range(rng.integers(0, max_plies)):
+            if game.terminal_test(state):
+                break
+            state = game.result(state, int(rng.choice(game.actions(state))))
+        if include_terminal or not game.terminal_test(state):
+            positions.append(state)
+    return positions

@@ -7,7 +7,6 @@ import json
 import numpy as np
 import pytest
 
-import games
 from arena.accuracy import (
     ILLEGAL,
     LabelledSet,
@@ -53,16 +52,6 @@ FIXED_LINES = """\
 36717544175277512274 -10 -10 -11 10 9 10 -
 74312611436276374347227 -9 -9 -9 3 -9 -9 -9
 """
-
-
-@pytest.fixture(scope="module")
-def connect4():
-    return games.make("connect4")
-
-
-@pytest.fixture(scope="module")
-def tictactoe():
-    return games.make("tictactoe")
 
 
 @pytest.fixture(scope="module")

@@ -70,12 +70,13 @@ def test_contract(check, registered):
 
 def test_move_strings_round_trip_and_errors(game):
     assert game.format_moves(game.parse_moves("4432")) == "4432"
-    with pytest.raises(ValueError, match="move 2: expected a column 1-4"):
-        game.parse_moves("15")
-    with pytest.raises(ValueError, match="move 5: column 1 is full"):
-        game.parse_moves("11111")
-    with pytest.raises(ValueError, match="move 6: the game is already over"):
-        game.parse_moves("112233")
+    for moves, message in (
+        ("15", "move 2: expected a column 1-4"),
+        ("11111", "move 5: column 1 is full"),
+        ("112233", "move 6: the game is already over"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            game.parse_moves(moves)
 
 
 def test_registered_game_has_the_declared_sizes(game):

@@ -17,11 +17,6 @@ from games.base import NO_WINNER
 DRAWN_CONNECT4 = "4756644264521244"
 
 
-@pytest.fixture(scope="module")
-def tictactoe():
-    return games.make("tictactoe")
-
-
 def _replay_winner(game, moves: str) -> int:
     state = game.initial_state()
     for action in game.parse_moves(moves):

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from helpers_models import export_tiny_mlp
 
-import games
 from arena.players import (
     AlphaBetaPlayer,
     HumanPlayer,
@@ -21,16 +20,6 @@ from arena.players import (
     UCTPlayer,
 )
 from arena.specs import SPEC_OPTIONS, build_player, parse_spec
-
-
-@pytest.fixture(scope="module")
-def tictactoe():
-    return games.make("tictactoe")
-
-
-@pytest.fixture(scope="module")
-def connect4():
-    return games.make("connect4")
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Smoke tests of scripts/bench_selfplay.py and scripts/exercise2_mcts_budget.py with tiny settings.
+"""Smoke tests of scripts/bench_selfplay.py and scripts/experiments/exercise2_mcts_budget.py with tiny settings.
 
 They check that the scripts run, validate their options and print JSON with the documented keys;
 nothing here compares timings.
@@ -6,52 +6,25 @@ nothing here compares timings.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import numpy as np
 import pytest
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
-BENCH = REPO_ROOT / "scripts" / "bench_selfplay.py"
-EXERCISE2 = REPO_ROOT / "scripts" / "exercise2_mcts_budget.py"
-
-
-def _load(path: Path):
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _run_script(path: Path, *args: str) -> subprocess.CompletedProcess:
-    # A separate process: the benchmark pins its CPU and sets torch's thread count.
-    return subprocess.run(
-        [sys.executable, str(path), *args],
-        check=False,
-        cwd=REPO_ROOT,
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+from helpers_scripts import load_script, run_script
 
 
 @pytest.fixture(scope="module")
 def exercise2():
-    return _load(EXERCISE2)
+    return load_script("exercise2_mcts_budget")
 
 
 # ------------------------------------------------------------------------------ bench_selfplay
 def test_bench_selfplay_prints_one_json_object_with_the_documented_keys(tmp_path):
     out = tmp_path / "bench.json"
-    result = _run_script(
-        BENCH, "--batch-sizes", "3", "--simulations", "2", "--seconds", "0.01", "--json", str(out)
+    result = run_script(
+        "bench_selfplay", "--batch-sizes", "3", "--simulations", "2", "--seconds", "0.01", "--json", str(out)
     )
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads(result.stdout)
@@ -85,7 +58,7 @@ def test_bench_selfplay_prints_one_json_object_with_the_documented_keys(tmp_path
 def bench():
     saved = os.environ.get("NUMBA_NUM_THREADS")  # the script sets it on import
     try:
-        yield _load(BENCH)
+        yield load_script("bench_selfplay")
     finally:
         if saved is None:
             os.environ.pop("NUMBA_NUM_THREADS", None)

@@ -8,6 +8,7 @@ import math
 import os
 import pickle
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -40,13 +41,7 @@ MLP_CONFIG = NetworkConfig(kind="mlp", mlp_hidden=(32,), value_hidden=16)
 BATCH = 16
 
 
-@pytest.fixture(autouse=True)
-def _one_torch_thread():
-    """Tiny networks run faster on one thread than on cores shared with other processes."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 #: 40 distinct 5-position tic-tac-toe games, reused under new game ids (fast to build)
@@ -124,6 +119,14 @@ def started_run(seed: int = 0, steps: int = 0, **kwargs) -> Run:
     run.add_games(10)
     run.train(steps)
     return run
+
+
+def checkpoints_at_steps_2_and_4(folder: Path) -> Path:
+    """A run's checkpoints after steps 2 and 4 in ``folder``; returns the newest one's path."""
+    run = started_run(steps=2)
+    run.save(folder)
+    run.train(2)
+    return run.save(folder)
 
 
 def _walk(value, where="payload"):
@@ -277,10 +280,7 @@ def test_bad_files_give_a_clear_error_and_run_nothing(tmp_path, kind):
 
 
 def test_corrupt_newest_falls_back_to_the_previous_with_a_warning(tmp_path):
-    run = started_run(steps=2)
-    run.save(tmp_path)
-    run.train(2)
-    newest = run.save(tmp_path)
+    newest = checkpoints_at_steps_2_and_4(tmp_path)
     newest.write_bytes(newest.read_bytes()[:1000])
     with pytest.warns(UserWarning, match="skipping unreadable checkpoint .*ckpt_00000004.pt"):
         checkpoint = load_latest_checkpoint(tmp_path)
@@ -309,10 +309,7 @@ def test_temporary_files_are_ignored_and_cleaned(tmp_path):
 
 
 def test_resuming_from_an_older_checkpoint_drops_the_unreadable_newer_one(tmp_path):
-    run = started_run(steps=2)
-    run.save(tmp_path)
-    run.train(2)
-    newest = run.save(tmp_path)
+    newest = checkpoints_at_steps_2_and_4(tmp_path)
     newest.write_bytes(b"not a checkpoint")
     resumed = Run()
     with pytest.warns(UserWarning, match="ckpt_00000004.pt"):

@@ -3,19 +3,10 @@ mark, the plot) and scripts/bench_network.py --onnx (ONNX Runtime at equal outpu
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
-
-SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from helpers_scripts import load_script as _load
 
 
 def test_parse_config_and_rate_at():

@@ -23,18 +23,6 @@ from trainer.config import (
 from trainer.learner import LearnerConfig
 
 
-@pytest.fixture(scope="module")
-def compose():
-    from hydra import compose as hydra_compose
-    from hydra import initialize_config_dir
-
-    from trainer.cli import CONFIG_DIR
-    from trainer.config import to_train_config
-
-    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
-        yield lambda overrides: to_train_config(hydra_compose("train", overrides=overrides))
-
-
 def test_the_schema_defaults_are_the_library_defaults():
     mcts = dataclasses.asdict(MCTSSchema())
     for key, value in dataclasses.asdict(PUCTConfig()).items():  # 800 simulations in both

@@ -1,23 +1,17 @@
-"""Exercise 3 (scripts/exercise3_yahtzee.py): the known values of a Yahtzee turn, exactly."""
+"""Exercise 3 (scripts/experiments/exercise3_yahtzee.py): the known values of a Yahtzee turn, exactly."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
-
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "exercise3_yahtzee.py"
+from helpers_scripts import load_script
 
 
 @pytest.fixture(scope="module")
 def yahtzee():
-    spec = importlib.util.spec_from_file_location("exercise3_yahtzee", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("exercise3_yahtzee")
 
 
 def test_counts_of_outcomes_and_keeps(yahtzee):

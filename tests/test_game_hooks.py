@@ -19,16 +19,6 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 LIBRARY_FOLDERS = ("arena", "search", "mcts", "networks", "selfplay", "trainer")
 
 
-@pytest.fixture(scope="module")
-def connect4():
-    return games.make("connect4")
-
-
-@pytest.fixture(scope="module")
-def tictactoe():
-    return games.make("tictactoe")
-
-
 def _name_switches(text: str, names: list[str]) -> list[str]:
     quoted = "|".join(re.escape(n) for n in names)
     patterns = [

@@ -3,32 +3,26 @@ with the CPU as the device, where the two must agree exactly)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import torch
+from helpers_scripts import REPO_ROOT, load_script
 
 import games
 from networks.config import NetworkConfig
 
-SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
-
 
 def _module():
-    spec = importlib.util.spec_from_file_location("gpu_check", SCRIPTS / "gpu_check.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("gpu_check")
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(torch.cuda.is_available(), reason="the skip path is for machines without CUDA")
 def test_gpu_check_skips_without_cuda():
-    done = subprocess.run(["bash", str(SCRIPTS / "gpu_check.sh")], capture_output=True, text=True, check=False,
+    done = subprocess.run(["bash", str(REPO_ROOT / "scripts" / "gpu_check.sh")], capture_output=True, text=True, check=False,
                           env={"PYTHON": sys.executable, "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     assert "no CUDA device" in json.loads(done.stdout)["skipped"]

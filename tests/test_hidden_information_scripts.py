@@ -1,4 +1,4 @@
-"""Smoke tests of scripts/hidden_information_curves.py and scripts/bench_cfr.py with tiny settings."""
+"""Smoke tests of scripts/experiments/hidden_information_curves.py and scripts/bench_cfr.py with tiny settings."""
 
 from __future__ import annotations
 

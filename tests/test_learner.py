@@ -19,13 +19,7 @@ MLP_CONFIG = NetworkConfig(kind="mlp", mlp_hidden=(32,), value_hidden=16)
 RESNET_CONFIG = NetworkConfig(kind="resnet", num_blocks=1, channels=8, value_hidden=16)
 
 
-@pytest.fixture(autouse=True)
-def _one_torch_thread():
-    """Tiny networks run faster on one thread than on cores shared with other processes."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def make_model(config: NetworkConfig = MLP_CONFIG, seed: int = 0) -> torch.nn.Module:

@@ -16,13 +16,7 @@ from trainer.losses import alphazero_loss
 TICTACTOE = games.make("tictactoe")
 
 
-@pytest.fixture(autouse=True)
-def _one_torch_thread():
-    """Tiny networks run faster on one thread than on cores shared with other processes."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _p6_mask() -> torch.Tensor:

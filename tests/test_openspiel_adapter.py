@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
 import subprocess
 import sys
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers_scripts import run_script
 
 import games
 from games.openspiel_adapter import INSTALL_HINT
@@ -159,12 +159,8 @@ def test_a_tiny_openspiel_run_exports_a_model_that_play_and_arena_load(tmp_path)
 
 
 def test_bench_script_prints_native_and_adapter_rates():
-    result = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "scripts" / "bench_openspiel.py"), "--pairs", "tictactoe=tic_tac_toe",
-         "--batch-sizes", "2", "--rounds", "1", "--seconds", "0.01"],
-        capture_output=True, text=True, timeout=300, cwd=REPO_ROOT, check=False,
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
-    )
+    result = run_script("bench_openspiel", "--pairs", "tictactoe=tic_tac_toe", "--batch-sizes", "2", "--rounds", "1",
+                        "--seconds", "0.01", timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     (run,) = json.loads(result.stdout)["runs"]
     assert (run["native"], run["openspiel"], run["batch_size"]) == ("tictactoe", "tic_tac_toe", 2)

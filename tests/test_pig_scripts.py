@@ -1,4 +1,4 @@
-"""scripts/pig_value_error.py and scripts/pig_encoding_check.py with the solver's exact values."""
+"""scripts/experiments/pig_value_error.py and scripts/experiments/pig_encoding_check.py with the solver's exact values."""
 
 from __future__ import annotations
 

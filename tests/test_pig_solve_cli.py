@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import io
-import subprocess
-import sys
-from pathlib import Path
+
+from helpers_scripts import run_module
 
 from games.solve_cli import main
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(text: str, *argv: str) -> tuple[int, list[str], list[str]]:
@@ -56,14 +53,7 @@ def test_connect4_is_still_the_default():
 
 
 def test_the_process_never_dies_on_input():
-    proc = subprocess.run(
-        [sys.executable, "-m", "games.solve_cli", "--game", "pig", "--goal", "10"],
-        input=b"0 0 0\n\xff\xfe 1 2\n9 9 \xc3\xa9\n1 2 3\n",
-        capture_output=True,
-        check=False,
-        cwd=REPO_ROOT,
-        timeout=300,
-    )
+    proc = run_module("games.solve_cli", "--game", "pig", "--goal", "10", stdin=b"0 0 0\n\xff\xfe 1 2\n9 9 \xc3\xa9\n1 2 3\n")
     assert proc.returncode == 1
     assert proc.stdout.decode().splitlines()[0] == "0 0 0 0.7094243226 roll"
     assert len(proc.stdout.decode().splitlines()) == 2
@@ -73,9 +63,5 @@ def test_the_process_never_dies_on_input():
 
 def test_bad_options_are_usage_errors():
     for argv in (["--goal", "0"], ["--die", "12"], ["--game", "chess"]):
-        proc = subprocess.run(
-            [sys.executable, "-m", "games.solve_cli", "--game", "pig", *argv] if argv[0] != "--game" else
-            [sys.executable, "-m", "games.solve_cli", *argv],
-            input=b"", capture_output=True, check=False, cwd=REPO_ROOT, timeout=300,
-        )
+        proc = run_module("games.solve_cli", *(argv if argv[0] == "--game" else ["--game", "pig", *argv]))
         assert proc.returncode == 2 and "Traceback" not in proc.stderr.decode()

@@ -22,16 +22,6 @@ from arena.players import (
 from games.base import NO_WINNER
 
 
-@pytest.fixture(scope="module")
-def tictactoe():
-    return games.make("tictactoe")
-
-
-@pytest.fixture(scope="module")
-def connect4():
-    return games.make("connect4")
-
-
 class _FixedPlayer:
     """Plays the moves it is given, in order (a test double)."""
 

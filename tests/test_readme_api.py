@@ -1,6 +1,6 @@
-"""The README's "Python API" snippets run as printed: the model snippet against a tiny exported
-Connect Four model (its path substituted), the solver snippet as is, with the values its comments
-state."""
+"""The snippets of docs/python_api.md (linked from the README) run as printed: the model snippet
+against a tiny exported Connect Four model (its path substituted), the solver snippet as is, with
+the values its comments state."""
 
 from __future__ import annotations
 
@@ -11,21 +11,19 @@ from pathlib import Path
 import pytest
 from helpers_models import export_tiny_mlp
 
-README = Path(__file__).resolve().parents[1] / "README.md"
-#: the model path the README's snippet names; the test puts its own model there
-README_MODEL_PATH = "runs/c4/best"
+API_PAGE = Path(__file__).resolve().parents[1] / "docs" / "python_api.md"
+#: the model path the page's snippet names; the test puts its own model there
+MODEL_PATH = "runs/c4/best"
 
 
 def api_blocks() -> list[str]:
-    """The ```python blocks of the README section whose heading contains "Python API"."""
-    text = README.read_text(encoding="utf-8")
-    match = re.search(r"^## [^\n]*Python API[^\n]*\n(.*?)(?=^## )", text, flags=re.DOTALL | re.MULTILINE)
-    assert match, "README.md has no '## ... Python API' section"
-    return re.findall(r"^```python\n(.*?)^```", match.group(1), flags=re.DOTALL | re.MULTILINE)
+    """The ```python blocks of docs/python_api.md, in order."""
+    text = API_PAGE.read_text(encoding="utf-8")
+    return re.findall(r"^```python\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE)
 
 
 def run_block(code: str, capsys) -> str:
-    exec(compile(code, "README.md (Python API)", "exec"), {"__name__": "readme_snippet"})  # noqa: S102
+    exec(compile(code, "docs/python_api.md", "exec"), {"__name__": "readme_snippet"})  # noqa: S102
     return capsys.readouterr().out
 
 
@@ -38,13 +36,13 @@ def model_dir(tmp_path_factory) -> Path:
 def test_the_section_has_the_two_snippets():
     blocks = api_blocks()
     assert len(blocks) == 2
-    assert README_MODEL_PATH in blocks[0] and "solver" in blocks[1]
+    assert MODEL_PATH in blocks[0] and "solver" in blocks[1]
 
 
 def test_model_snippet_searches_and_prints_a_move_and_visit_counts(model_dir, capsys):
     code = api_blocks()[0]
-    assert code.count(f'"{README_MODEL_PATH}"') == 1
-    out = run_block(code.replace(f'"{README_MODEL_PATH}"', repr(str(model_dir))), capsys)
+    assert code.count(f'"{MODEL_PATH}"') == 1
+    out = run_block(code.replace(f'"{MODEL_PATH}"', repr(str(model_dir))), capsys)
     move_line, visits_line = out.splitlines()
     match = re.fullmatch(r"move ([1-7]) value (-?\d+(\.\d+)?)", move_line)
     assert match, move_line
@@ -58,7 +56,7 @@ def test_model_snippet_searches_and_prints_a_move_and_visit_counts(model_dir, ca
 
 
 def test_model_snippet_fails_loudly_without_a_model(tmp_path, capsys):
-    code = api_blocks()[0].replace(f'"{README_MODEL_PATH}"', repr(str(tmp_path / "missing")))
+    code = api_blocks()[0].replace(f'"{MODEL_PATH}"', repr(str(tmp_path / "missing")))
     with pytest.raises(FileNotFoundError):
         run_block(code, capsys)
 

@@ -53,3 +53,72 @@ def test_tests_are_named_by_the_behaviour_they_check():
         text = path.read_text(encoding="utf-8")
         found += [f"{path.name}: {m.group(1)}" for m in CASE_ID_TEST_NAME.finditer(text)]
     assert found == []
+
+
+#: a markdown link ``[text](target)``; the target's own parentheses (``openspiel:hex(...)``) do not occur in links
+MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)")
+#: a reference to a file of docs/ (a page with an optional section), as configs and code comments write it
+DOCS_REFERENCE = re.compile(r"\bdocs/([\w/]+\.(?:md|json|png|svg))(#[\w-]+)?")
+#: the hook's count of per-seed figures in the README
+PER_SEED_FIGURE = re.compile(r"seed [0-9]|seeds? 0 and 1|two seeds", re.IGNORECASE)
+
+
+def _anchors(page: Path) -> set[str]:
+    """GitHub's anchors of a markdown page's headings: lower case, punctuation dropped, spaces to hyphens."""
+    anchors = set()
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            title = line.lstrip("#").strip().lower()
+            anchors.add(re.sub(r"[^\w\- ]", "", title).replace(" ", "-"))
+    return anchors
+
+
+def _link_problem(source: Path, target: str, base: Path | None = None) -> str | None:
+    """Why the link ``target`` written in ``source`` does not resolve, or None when it does; the
+    target is relative to ``base`` (default: the folder of ``source``)."""
+    path_part, _, anchor = target.partition("#")
+    page = ((base or source.parent) / path_part).resolve() if path_part else source
+    if not page.exists():
+        return f"{source.relative_to(REPO_ROOT)}: {target}: no such file"
+    if anchor and page.suffix == ".md" and anchor not in _anchors(page):
+        return f"{source.relative_to(REPO_ROOT)}: {target}: no heading with that anchor"
+    return None
+
+
+def test_the_readme_is_a_front_door():
+    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 200
+    assert [line for line in text.splitlines() if PER_SEED_FIGURE.search(line)] == []
+    for command in ("bash scripts/train.sh", "bash scripts/test.sh"):
+        assert f"```bash\n{command}\n```" in text
+    assert "](docs/results.md)" in text
+
+
+def test_relative_links_of_the_docs_resolve():
+    pages = [REPO_ROOT / "README.md", REPO_ROOT / "scripts" / "README.md", *sorted((REPO_ROOT / "docs").rglob("*.md"))]
+    problems = []
+    for page in pages:
+        for target in MARKDOWN_LINK.findall(page.read_text(encoding="utf-8")):
+            if not target.startswith(("http://", "https://", "mailto:")):
+                problems.append(_link_problem(page, target))
+    assert [problem for problem in problems if problem] == []
+
+
+def test_references_to_docs_in_configs_scripts_and_code_resolve():
+    problems = []
+    for folder in ("configs", "games", "search", "mcts", "networks", "selfplay", "trainer", "arena", "scripts", "tests"):
+        for path in sorted((REPO_ROOT / folder).rglob("*")):
+            if path.suffix in (".yaml", ".py") and ".venv" not in path.parts:
+                for page, anchor in DOCS_REFERENCE.findall(path.read_text(encoding="utf-8")):
+                    problems.append(_link_problem(path, f"docs/{page}{anchor}", base=REPO_ROOT))
+    assert [problem for problem in problems if problem] == []
+
+
+def test_every_script_the_repository_names_exists():
+    script = re.compile(r"\bscripts/[\w/]+\.(?:py|sh|txt)\b")
+    missing = []
+    for path in [*_text_files(), *sorted((REPO_ROOT / "configs").rglob("*.yaml"))]:
+        for name in sorted(set(script.findall(path.read_text(encoding="utf-8")))):
+            if not (REPO_ROOT / name).is_file():
+                missing.append(f"{path.relative_to(REPO_ROOT)}: {name}")
+    assert missing == []

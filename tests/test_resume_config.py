@@ -20,15 +20,9 @@ from trainer.resume import (
 
 
 @pytest.fixture(scope="module")
-def compose():
-    from hydra import compose as hydra_compose
-    from hydra import initialize_config_dir
-
-    from trainer.cli import CONFIG_DIR
-    from trainer.config import to_train_config
-
-    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
-        yield lambda overrides: to_dict(to_train_config(hydra_compose("train", overrides=overrides)))
+def compose(compose):
+    """The train config of a command line (tests/conftest.py), as the plain dict ``config.json`` holds."""
+    return lambda overrides: to_dict(compose(overrides))
 
 
 def resume(compose, saved: dict, overrides: list[str]) -> dict:
@@ -49,6 +43,14 @@ def test_a_group_choice_names_only_the_keys_of_its_own_file():
     }
     with pytest.raises(ValueError, match="nosuch"):
         named_keys(["game=nosuch"])
+
+
+def test_a_group_file_built_on_its_default_names_the_default_keys_too():
+    # configs/trainer/tictactoe.yaml lists `default` in its defaults and sets 7 keys of its own
+    trainer_keys = option_keys("trainer", "default")
+    assert len(trainer_keys) == 23 and "trainer.grad_clip" in trainer_keys
+    assert named_keys(["trainer=tictactoe"]) == trainer_keys
+    assert named_keys(["arena=pig"]) == option_keys("arena", "default")
 
 
 def test_resume_restating_the_game_keeps_the_batch_size_and_learning_rate(compose):

@@ -6,6 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
+from helpers_games import play_moves, random_positions
 
 import games
 import search.alphabeta as alphabeta_module
@@ -22,42 +23,10 @@ from search.heuristics import connect4_evaluate, connect4_noisy_actions
 from search.minimax import PROVEN_THRESHOLD, WIN_SCORE, Minimax, depth_limited_minimax
 
 
-@pytest.fixture(scope="module")
-def connect4():
-    return games.make("connect4")
-
-
-@pytest.fixture(scope="module")
-def tictactoe():
-    return games.make("tictactoe")
-
-
-def _play(game, moves: str) -> tuple:
-    state = game.initial_state()
-    for action in game.parse_moves(moves):
-        state = game.result(state, action)
-    return state
-
-
-def _random_positions(game, seed: int, count: int, max_plies: int = 30) -> list[tuple]:
-    """``count`` non-terminal positions reached by uniformly random play, seeded."""
-    rng = np.random.default_rng(seed)
-    positions: list[tuple] = []
-    while len(positions) < count:
-        state = game.initial_state()
-        for _ in range(rng.integers(0, max_plies)):
-            if game.terminal_test(state):
-                break
-            state = game.result(state, int(rng.choice(game.actions(state))))
-        if not game.terminal_test(state):
-            positions.append(state)
-    return positions
-
-
 # ------------------------------------------------------------------------------- exactness
 @pytest.mark.parametrize(("depth", "count", "seed"), [(3, 300, 0), (4, 100, 1)])
 def test_alphabeta_equals_plain_minimax_on_random_connect4_positions(connect4, depth, count, seed):
-    for state in _random_positions(connect4, seed, count):
+    for state in random_positions(connect4, np.random.default_rng(seed), count, max_plies=30):
         # plain depth-limited minimax, one root action at a time; a child's proven scores count
         # plies from the child, so they are shifted by one ply to count from the root
         action_scores = {
@@ -85,7 +54,7 @@ def _shift_proven(score: int, plies: int) -> int:
 
 
 def test_alphabeta_with_quiescence_equals_plain_minimax_with_quiescence(connect4):
-    for state in _random_positions(connect4, 2, 200):
+    for state in random_positions(connect4, np.random.default_rng(2), 200, max_plies=30):
         for depth in (1, 2):
             expected = depth_limited_minimax(
                 connect4, state, depth, connect4_evaluate, connect4_noisy_actions, max_quiescence_plies=4
@@ -97,7 +66,7 @@ def test_alphabeta_with_quiescence_equals_plain_minimax_with_quiescence(connect4
 
 
 def test_move_ordering_and_table_never_change_the_score(connect4):
-    positions = [_play(connect4, moves) for moves in ("", "4453", "334455", "44444433")]
+    positions = [play_moves(connect4, moves) for moves in ("", "4453", "334455", "44444433")]
     for state in positions:
         expected = depth_limited_minimax(connect4, state, 4, connect4_evaluate)
         actions = set()
@@ -142,7 +111,7 @@ def test_tictactoe_solved_by_alphabeta(tictactoe):
 
 def test_full_depth_alphabeta_agrees_with_exhaustive_minimax(tictactoe):
     solver = Minimax(tictactoe)
-    for state in _random_positions(tictactoe, 5, 150, max_plies=8):
+    for state in random_positions(tictactoe, np.random.default_rng(5), 150, max_plies=8):
         result = alphabeta(tictactoe, state, 9)
         value = solver.value(state)
         assert np.sign(result.score) == value
@@ -152,7 +121,7 @@ def test_full_depth_alphabeta_agrees_with_exhaustive_minimax(tictactoe):
 
 def test_prefers_the_fastest_win(connect4):
     # X to move: column 1 wins now (vertical three); deeper wins exist too
-    state = _play(connect4, "121314")
+    state = play_moves(connect4, "121314")
     assert connect4.player(state) == 0
     result = alphabeta(connect4, state, 5)
     assert (result.action, result.score) == (0, WIN_SCORE - 1)
@@ -160,14 +129,14 @@ def test_prefers_the_fastest_win(connect4):
 
 def test_blocks_a_vertical_three(connect4):
     # O to move must block column 1
-    state = _play(connect4, "12131")
+    state = play_moves(connect4, "12131")
     for depth in (2, 3, 4):
         assert alphabeta(connect4, state, depth).action == 0
 
 
 # ----------------------------------------------------------------------- iterative deepening
 def test_iterative_deepening_to_a_depth_matches_fixed_depth(connect4):
-    state = _play(connect4, "4453")
+    state = play_moves(connect4, "4453")
     result = iterative_deepening(connect4, state, max_depth=5)
     assert [it.depth for it in result.iterations] == [1, 2, 3, 4, 5]
     assert result.depth == 5
@@ -177,7 +146,7 @@ def test_iterative_deepening_to_a_depth_matches_fixed_depth(connect4):
 
 
 def test_zero_time_limit_still_completes_depth_1(connect4):
-    state = _play(connect4, "4453")
+    state = play_moves(connect4, "4453")
     result = iterative_deepening(connect4, state, time_limit=0.0)
     assert result.depth == 1
     assert result.action in connect4.actions(state)
@@ -223,7 +192,7 @@ def test_unfinished_iteration_is_discarded(connect4, monkeypatch):
 
 
 def test_proven_result_stops_iterative_deepening(connect4):
-    state = _play(connect4, "121314")
+    state = play_moves(connect4, "121314")
     result = iterative_deepening(connect4, state, max_depth=12)
     assert result.depth == 1
     assert (result.action, result.score) == (0, WIN_SCORE - 1)
@@ -232,7 +201,7 @@ def test_proven_result_stops_iterative_deepening(connect4):
 # ------------------------------------------------------------------------------- quiescence
 def test_quiescence_sees_the_threat_behind_the_horizon(connect4):
     # O to move; X threatens to fill the gap of its bottom row X . X X in column 2
-    state = _play(connect4, "373543371")
+    state = play_moves(connect4, "373543371")
     assert connect4.player(state) == 1
     plain = alphabeta(connect4, state, 1)
     quiet = alphabeta(connect4, state, 1, noisy_actions_fn=connect4_noisy_actions)
@@ -257,7 +226,7 @@ class _ConnectFourWithNoisyMoves(ConnectFour):
 
 def test_game_declared_noisy_actions_are_used():
     game = _ConnectFourWithNoisyMoves()
-    state = _play(game, "373543371")
+    state = play_moves(game, "373543371")
     search = AlphaBeta(game)
     assert search.noisy_actions_fn == game.noisy_actions
     assert search.search(state, 1).action == 1
@@ -267,7 +236,7 @@ def test_game_declared_noisy_actions_are_used():
 # -------------------------------------------------------------------------------- validation
 def test_invalid_inputs_raise_value_error(connect4):
     state = connect4.initial_state()
-    finished = _play(connect4, "1213141")
+    finished = play_moves(connect4, "1213141")
     assert connect4.terminal_test(finished)
     search = AlphaBeta(connect4)
     with pytest.raises(ValueError, match="depth must be"):

@@ -4,30 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers_scripts import load_script
 
 import games
 from search.expectimax import ALGORITHMS, ChanceSearch
 
 DEPTHS = (1, 2, 3, 4)
-
-
-def random_positions(game, count, seed):
-    """Decision states met in seeded random games (chance drawn by its probabilities)."""
-    rng = np.random.default_rng(seed)
-    out = []
-    while len(out) < count:
-        state = game.initial_state()
-        stop = int(rng.integers(1, 200))
-        for _ in range(stop):
-            if game.terminal_test(state):
-                break
-            if game.is_chance_state(state):
-                state = game.chance_result(state, int(rng.integers(game.die)))
-            else:
-                state = game.result(state, int(rng.choice(game.actions(state))))
-        if not game.terminal_test(state) and not game.is_chance_state(state):
-            out.append(state)
-    return out
+#: decision states met in seeded random games, chance drawn by its probabilities (the benchmark's own)
+random_positions = load_script("bench_chance_search").positions
 
 
 def test_openspiel_anchor_three_sided_die_depth_two():
@@ -77,7 +61,7 @@ def test_expectimax_agrees_with_openspiel_on_random_positions():
 def test_star1_and_star2_equal_expectimax_exactly_with_fewer_nodes(depth):
     game = games.make("pig", goal=30)
     nodes = {algorithm: 0 for algorithm in ALGORITHMS}
-    for state in random_positions(game, 25, seed=depth):
+    for state in random_positions(game, 25, np.random.default_rng(depth)):
         results = {algorithm: ChanceSearch(game, algorithm).search(state, depth) for algorithm in ALGORITHMS}
         reference = results["expectimax"]
         for algorithm, result in results.items():

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
+from helpers_games import play_moves, random_positions
 
-import games
 from games.connect4.game import HEIGHT, WIDTH, has_four
 from search.heuristics import (
     CENTRE_WEIGHT,
@@ -18,11 +17,6 @@ from search.heuristics import (
     winning_cells,
 )
 from search.minimax import PROVEN_THRESHOLD
-
-
-@pytest.fixture(scope="module")
-def connect4():
-    return games.make("connect4")
 
 
 def _cells(state):
@@ -59,21 +53,9 @@ def _oracle_evaluate(state):
     return score
 
 
-def _random_states(game, rng, count, max_plies=41):
-    states = []
-    while len(states) < count:
-        state = game.initial_state()
-        for _ in range(rng.integers(0, max_plies)):
-            if game.terminal_test(state):
-                break
-            state = game.result(state, int(rng.choice(game.actions(state))))
-        states.append(state)
-    return states
-
-
 def test_evaluation_matches_cell_by_cell_oracle(connect4):
     rng = np.random.default_rng(0)
-    for state in _random_states(connect4, rng, 300):
+    for state in random_positions(connect4, rng, 300, 41, include_terminal=True):
         if not connect4.terminal_test(state):
             assert connect4_evaluate(state) == _oracle_evaluate(state), connect4.render(state)
 
@@ -93,7 +75,7 @@ def test_evaluation_known_positions(connect4):
 
 def test_evaluation_is_mirror_symmetric_and_bounded(connect4):
     rng = np.random.default_rng(1)
-    for state in _random_states(connect4, rng, 200):
+    for state in random_positions(connect4, rng, 200, 41, include_terminal=True):
         if not connect4.terminal_test(state):
             value = connect4_evaluate(state)
             assert connect4_evaluate(connect4.mirror_state(state)) == value
@@ -101,11 +83,7 @@ def test_evaluation_is_mirror_symmetric_and_bounded(connect4):
 
 
 def test_winning_cells_match_brute_force(connect4):
-    rng = np.random.default_rng(2)
-    for state in _random_states(connect4, rng, 200):
-        if connect4.terminal_test(state):
-            continue
-        current, mask = state[0], state[1]
+    for current, mask, *_ in random_positions(connect4, np.random.default_rng(2), 200, 41):
         for stones in (current, current ^ mask):
             expected = 0
             for col in range(WIDTH):
@@ -117,9 +95,7 @@ def test_winning_cells_match_brute_force(connect4):
 
 
 def test_noisy_actions_are_immediate_wins_and_blocks(connect4):
-    state = connect4.initial_state()
-    for action in connect4.parse_moves("12131"):
-        state = connect4.result(state, action)
+    state = play_moves(connect4, "12131")
     # O to move must block X's vertical three in column 1
     assert connect4_noisy_actions(state) == [0]
     # O plays column 4 instead: X to move wins at once in column 1, and column 5 would block
@@ -132,10 +108,7 @@ def test_noisy_actions_are_immediate_wins_and_blocks(connect4):
 
 
 def test_noisy_actions_match_brute_force(connect4):
-    rng = np.random.default_rng(3)
-    for state in _random_states(connect4, rng, 200):
-        if connect4.terminal_test(state):
-            continue
+    for state in random_positions(connect4, np.random.default_rng(3), 200, 41):
         current, mask = state[0], state[1]
         expected = []
         for action in connect4.actions(state):
@@ -148,7 +121,7 @@ def test_noisy_actions_match_brute_force(connect4):
 def test_key_is_unique_per_position(connect4):
     rng = np.random.default_rng(4)
     seen = {}
-    for state in _random_states(connect4, rng, 2000, max_plies=12):
+    for state in random_positions(connect4, rng, 2000, 12, include_terminal=True):
         position = (state[0], state[1])
         assert seen.setdefault(connect4_key(state), position) == position
     assert len(seen) > 1000

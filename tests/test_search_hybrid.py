@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -12,24 +14,9 @@ from arena.specs import build_player, parse_spec
 from search.alphabeta import NO_ORDERING, AlphaBeta
 from search.hybrid import NETWORK_VALUE_SCALE, NetworkEvaluation
 from search.minimax import PROVEN_THRESHOLD, WIN_SCORE, Minimax, zero_evaluate
+from tests.helpers_games import play_moves, random_positions
 from tests.helpers_models import export_tiny_mlp
-
-
-@pytest.fixture(scope="module")
-def tictactoe():
-    return games.make("tictactoe")
-
-
-@pytest.fixture(scope="module")
-def connect4():
-    return games.make("connect4")
-
-
-def _play(game, moves: str) -> tuple:
-    state = game.initial_state()
-    for action in game.parse_moves(moves):
-        state = game.result(state, action)
-    return state
+from tests.helpers_scripts import load_script
 
 
 def _state_stub(value_fn, priors_fn=None):
@@ -47,20 +34,6 @@ def _state_stub(value_fn, priors_fn=None):
     return evaluate
 
 
-def _random_positions(game, seed: int, count: int, max_plies: int) -> list[tuple]:
-    rng = np.random.default_rng(seed)
-    positions: list[tuple] = []
-    while len(positions) < count:
-        state = game.initial_state()
-        for _ in range(rng.integers(0, max_plies)):
-            if game.terminal_test(state):
-                break
-            state = game.result(state, int(rng.choice(game.actions(state))))
-        if not game.terminal_test(state):
-            positions.append(state)
-    return positions
-
-
 # ------------------------------------------------------------------------------ exact values
 def test_exact_value_network_plays_every_tictactoe_position_perfectly_at_depth_one(tictactoe):
     exact = Minimax(tictactoe)
@@ -75,7 +48,7 @@ def test_a_constant_zero_network_gives_the_terminal_only_search_on_tictactoe(tic
     # random priors reorder the moves; the score and the move must not change
     rng = np.random.default_rng(3)
     priors_fn = lambda state: rng.random(tictactoe.num_actions)
-    for state in _random_positions(tictactoe, 0, 60, 8):
+    for state in random_positions(tictactoe, np.random.default_rng(0), 60, 8):
         for depth in (1, 2, 3, 5):
             network = NetworkEvaluation(tictactoe, _state_stub(lambda s: 0.0, priors_fn))
             hybrid = AlphaBeta(tictactoe, network.evaluate, expand_fn=network.expand).search(state, depth)
@@ -88,7 +61,7 @@ def test_a_constant_network_keeps_the_terminal_only_move_on_connect4(connect4, c
     # no draw is reachable within 4 plies of these positions, so a constant leaf value ranks the
     # root moves as the terminal-only search does: the move is the same and a proven score equal;
     # an unproven score is the constant seen from the root, 4 plies up (negated 4 times)
-    for state in _random_positions(connect4, 1, 25, 24):
+    for state in random_positions(connect4, np.random.default_rng(1), 25, 24):
         network = NetworkEvaluation(connect4, _state_stub(lambda s: constant))
         hybrid = AlphaBeta(connect4, network.evaluate, expand_fn=network.expand).search(state, 4)
         plain = AlphaBeta(connect4, zero_evaluate).search(state, 4)
@@ -114,7 +87,7 @@ def test_a_proven_win_outranks_the_best_network_value(tictactoe):
 def test_a_proven_loss_is_avoided_whatever_the_network_says(connect4):
     # X has three in column 1; O to move must block at column 1 or lose next move, although the
     # network prices every position that X moves in at -1 for X
-    state = _play(connect4, "14141")
+    state = play_moves(connect4, "14141")
     network = NetworkEvaluation(connect4, _state_stub(lambda s: -1.0 if s[2] % 2 == 0 else 1.0))
     result = AlphaBeta(connect4, network.evaluate, expand_fn=network.expand).search(state, 2)
     assert result.action == 0
@@ -180,7 +153,7 @@ def test_the_hybrid_spec_builds_a_network_alpha_beta_player(tmp_path, connect4):
     player = build_player(spec, connect4)
     assert isinstance(player, HybridAlphaBetaPlayer)
     assert player.name == f"alphabeta:depth=2,model={folder}"
-    state = _play(connect4, "4453")
+    state = play_moves(connect4, "4453")
     action = player.select_action(connect4, state)
     assert action in connect4.actions(state)
     assert player.network.num_calls >= 1
@@ -195,14 +168,7 @@ def test_the_hybrid_spec_builds_a_network_alpha_beta_player(tmp_path, connect4):
 
 
 def test_bench_hybrid_reports_nodes_and_network_calls(tmp_path, capsys, monkeypatch):
-    import importlib.util
-    import json
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "scripts" / "bench_hybrid.py"
-    spec = importlib.util.spec_from_file_location("bench_hybrid", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("bench_hybrid")
     folder = export_tiny_mlp("connect4", tmp_path / "model")
     # a fast machine: every search takes 20 microseconds, each row's time rounds to 0.0000 s
     timed = module._timed

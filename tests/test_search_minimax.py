@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-import games
 from search.minimax import (
     WIN_SCORE,
     Minimax,
@@ -15,11 +14,6 @@ from search.minimax import (
     solve,
     terminal_score,
 )
-
-
-@pytest.fixture(scope="module")
-def tictactoe():
-    return games.make("tictactoe")
 
 
 def test_tictactoe_tree_counts(tictactoe):

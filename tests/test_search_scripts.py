@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
-
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "exercise1_alphabeta.py"
+from helpers_scripts import load_script
 
 
 @pytest.fixture(scope="module")
 def exercise1():
-    spec = importlib.util.spec_from_file_location("exercise1_alphabeta", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("exercise1_alphabeta")
 
 
 def test_pons_scores_become_plies_to_the_result(exercise1):

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import io
-import subprocess
-import sys
-from pathlib import Path
+
+from helpers_scripts import run_module
 
 from games.connect4.solve_cli import main
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(text: str, *argv: str, notes: bool = False) -> tuple[int, list[str], list[str]]:
@@ -81,14 +78,7 @@ def test_no_input_is_success():
 
 def test_console_process_without_traceback():
     """The real process: undecodable bytes are an invalid line, not a traceback; status 1."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "games.connect4.solve_cli", "--no-book"],
-        input=b"4455\n\xff\xfe\n",
-        capture_output=True,
-        check=False,
-        cwd=REPO_ROOT,
-        timeout=120,
-    )
+    proc = run_module("games.connect4.solve_cli", "--no-book", stdin=b"4455\n\xff\xfe\n", timeout=120)
     assert proc.returncode == 1
     assert proc.stdout.decode().splitlines() == ["4455 18"]
     stderr = proc.stderr.decode()
@@ -97,13 +87,6 @@ def test_console_process_without_traceback():
 
 
 def test_bad_option_exits_with_usage_error():
-    proc = subprocess.run(
-        [sys.executable, "-m", "games.connect4.solve_cli", "--bogus"],
-        input=b"",
-        capture_output=True,
-        check=False,
-        cwd=REPO_ROOT,
-        timeout=120,
-    )
+    proc = run_module("games.connect4.solve_cli", "--bogus", timeout=120)
     assert proc.returncode == 2
     assert "unrecognized arguments: --bogus" in proc.stderr.decode()

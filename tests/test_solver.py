@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+from helpers_scripts import load_script
 
 from games.connect4.book import load_book
 from games.connect4.solver import (
@@ -19,8 +18,6 @@ from games.connect4.solver import (
     parse_moves,
     solve,
 )
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
 
 # Pons' sets: (file, positions checked by default). The rest run under ``slow``.
 FAST_SUBSET = {
@@ -341,13 +338,7 @@ def test_book_deepest_entry_matches_search(solver):
 
 def test_book_builder_on_a_subtree(tmp_path):
     """scripts/build_opening_book.py below a late root: every stored value is the searched value."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "build_opening_book", REPO_ROOT / "scripts" / "build_opening_book.py"
-    )
-    builder = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(builder)
+    builder = load_script("build_opening_book")
     root = "4444443333332222"
     out = tmp_path / "book.npz"
     assert builder.main(["--root", root, "--depth", "18", "--output", str(out), "--report-every", "100"]) == 0

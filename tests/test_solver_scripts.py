@@ -3,32 +3,21 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-from helpers_scripts import load_script
+from helpers_scripts import load_script, run_script
 
 from games.connect4.positions import parse_position_lines
 from games.connect4.solver import Solver
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 
-
-def run_bench(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "scripts/bench_solver.py", *args],
-        capture_output=True,
-        cwd=REPO_ROOT,
-        timeout=300,
-        check=False,
-    )
+def run_bench(*args: str):
+    return run_script("bench_solver", *args, timeout=300)
 
 
 def test_bench_prints_one_json_object(connect4_test_sets):
     proc = run_bench("--positions", "20", "--sets", "Test_L3_R1", "Test_L2_R1")
-    assert proc.returncode == 0, proc.stderr.decode()
+    assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["book"] is False
     for name, pons_nodes in (("Test_L3_R1", 51), ("Test_L2_R1", 450)):
@@ -40,7 +29,7 @@ def test_bench_prints_one_json_object(connect4_test_sets):
 
 def test_optimal_moves_bench_agrees_with_the_labels():
     proc = run_bench("--optimal-moves", "--positions", "5", "--sets", "end_easy", "middle_easy")
-    assert proc.returncode == 0, proc.stderr.decode()
+    assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["benchmark"] == "connect4_optimal_moves"
     for name in ("end_easy", "middle_easy"):
@@ -52,7 +41,7 @@ def test_optimal_moves_bench_agrees_with_the_labels():
 def test_optimal_moves_bench_rejects_an_unknown_set():
     proc = run_bench("--optimal-moves", "--sets", "Test_L3_R1")
     assert proc.returncode == 2
-    assert "unknown labelled set 'Test_L3_R1'" in proc.stderr.decode()
+    assert "unknown labelled set 'Test_L3_R1'" in proc.stderr
 
 
 def test_plies_left_and_buckets():

@@ -97,7 +97,7 @@ class SelfPlaySchema:
     value_target: str = "z"  # z (outcome) | q (root search value) | mix ((z + q) / 2)
     eval_cache_size: int = 0  # slots of each actor's evaluation cache (selfplay/eval_cache.py); 0: off
     # actor network runtime: onnx (ONNX Runtime on the CPU, re-exported for each new set of weights;
-    # about 2.8x the self-play positions per CPU second of torch: docs/learning_efficiency.md) | torch
+    # about 2.8x the self-play positions per CPU second of torch: docs/results/learning_efficiency.md) | torch
     inference: str = "onnx"
 
 

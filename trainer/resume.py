@@ -65,7 +65,10 @@ def option_keys(group: str, option: str, config_dir: str | Path = CONFIG_DIR) ->
 
     A file whose first lines say ``# @package _global_`` sets keys from the root (``game:`` /
     ``name: ...`` is ``game.name``); any other file sets keys of its group's section. The
-    ``defaults`` list is not included: what it chooses is named by those files, not this one.
+    ``defaults`` list is not included: what it chooses is named by those files, not this one;
+    except that a group file built on another option of its own group (``defaults: [default,
+    _self_]``, as ``configs/trainer/tictactoe.yaml`` is) sets that option's keys too, since
+    choosing it chooses them all.
 
     Raises:
         ValueError: if the file does not exist or is not a mapping.
@@ -79,7 +82,7 @@ def option_keys(group: str, option: str, config_dir: str | Path = CONFIG_DIR) ->
     data = yaml.safe_load(text) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a mapping of settings, got {type(data).__name__}")
-    data.pop("defaults", None)
+    defaults = data.pop("defaults", None) or []
     header = [line for line in text.splitlines()[:5] if line.startswith("# @package")]
     if header and header[0].split()[-1] == "_global_":
         keys = set()
@@ -89,7 +92,11 @@ def option_keys(group: str, option: str, config_dir: str | Path = CONFIG_DIR) ->
             else:
                 keys.add(str(section))
         return keys
-    return {f"{group}.{key}" for key in data}
+    keys = {f"{group}.{key}" for key in data}
+    for base in defaults:  # options of the same group this file extends (a plain name in its list)
+        if isinstance(base, str) and base != "_self_" and "/" not in base and ":" not in base:
+            keys |= option_keys(group, base, config_dir)
+    return keys
 
 
 def named_keys(overrides: list[str], config_dir: str | Path = CONFIG_DIR) -> set[str]:

@@ -7,7 +7,7 @@ of network evaluations that repeat a position this actor already evaluated with 
 distinct 8-ply openings among the finished games, and positions recorded against distinct ones
 (observations compared byte for byte). A hit rate near 1 and few distinct positions mean the games
 repeat each other: extra positions then add little to the replay buffer
-(docs/learning_efficiency.md, "The 60-minute run with the evaluation cache").
+(docs/results/learning_efficiency.md, "The 60-minute run with the evaluation cache").
 
 Each ``--setting`` is ``KEY=VALUE`` of ``SelfPlayWorker``'s own arguments
 (``temperature_plies``, ``random_opening_plies``, ``temperature``); ``default`` is the run's
@@ -15,7 +15,7 @@ settings (``configs/selfplay/default.yaml``, ``configs/mcts/default.yaml``).
 
 Example::
 
-    .venv/bin/python scripts/selfplay_diversity.py --model runs/c4/best --setting default \\
+    .venv/bin/python scripts/experiments/selfplay_diversity.py --model runs/c4/best --setting default \\
         --setting random_opening_plies=4 --calls 12
 """
 
@@ -30,12 +30,12 @@ from pathlib import Path
 import torch
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from networks.checkpoint import load_model  # noqa: E402
 from selfplay.worker import SelfPlayWorker  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 #: the settings ``--setting`` may change, with their types
 SETTINGS = {"temperature_plies": int, "random_opening_plies": int, "temperature": float}

@@ -9,7 +9,7 @@ error of each against the exact solver's ``2 P - 1`` on the ``optimal_play`` lab
 per turn-total bucket, how the buffer's targets follow the solver's values (a sign error in the
 targets across a change of mover would show there as a negative correlation).
 
-    python scripts/pig_encoding_check.py --buffer runs/pig/checkpoints/buffer_00005699.npz
+    python scripts/experiments/pig_encoding_check.py --buffer runs/pig/checkpoints/buffer_00005699.npz
 
 ``--buffer-encoding`` says how the buffer's observations were written: ``thermometer`` (game
 version 2, the default) or ``onehot`` (version 1).
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import games  # noqa: E402
 from games.pig.positions import labelled_set  # noqa: E402

@@ -15,10 +15,10 @@ Known values (asserted in tests/test_exercise3.py): with keep-the-most-common th
 a kind within three rolls is 2,783,176 / 60,466,176; a turn scored in Chance with optimal rerolls
 is worth 70/3; five dice have 252 distinct outcomes and 462 kept sub-multisets (Glenn 2006).
 
-Prints one JSON object; ``--markdown PATH`` writes the table of docs/exercise3.md and ``--plot
+Prints one JSON object; ``--markdown PATH`` writes the table of docs/results/exercise3.md and ``--plot
 PATH`` the matplotlib figure of how the chance branching grows with the look-ahead.
 
-    python scripts/exercise3_yahtzee.py [--markdown docs/exercise3.md] [--plot docs/exercise3.png]
+    python scripts/experiments/exercise3_yahtzee.py [--markdown docs/results/exercise3.md] [--plot docs/results/exercise3.png]
 """
 
 from __future__ import annotations

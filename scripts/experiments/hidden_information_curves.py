@@ -1,5 +1,5 @@
 """NashConv against iterations for CFR, CFR+ and external-sampling MCCFR on Kuhn and Leduc poker,
-with the PIMC player's NashConv as a line: the figure and table of docs/hidden_information.md.
+with the PIMC player's NashConv as a line: the figure and table of docs/results/hidden_information.md.
 
 For each game, each solver runs once (MCCFR with ``--seed``) and its average policy's exact
 NashConv (``search/best_response.py``, chips) is recorded at log-spaced iteration counts up to
@@ -10,8 +10,8 @@ uniform policy's NashConv and the game value (player 0's expected chips) of the 
 Writes ``OUT_DIR/hidden_information.png`` (log-log, one panel per game, matplotlib) and
 ``OUT_DIR/hidden_information.json``; prints the JSON too.
 
-Usage: ``python scripts/hidden_information_curves.py [--max-iterations 10000]
-[--mccfr-max-iterations 1000000] [--seed 0] [--out-dir docs]``
+Usage: ``python scripts/experiments/hidden_information_curves.py [--max-iterations 10000]
+[--mccfr-max-iterations 1000000] [--seed 0] [--out-dir docs/results]``
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from networks.atomic import atomic_write, atomic_write_json
 from search.best_response import expected_value, nash_conv
@@ -111,7 +111,7 @@ def main(argv=None) -> int:
     parser.add_argument("--max-iterations", type=int, default=10_000)
     parser.add_argument("--mccfr-max-iterations", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out-dir", type=Path, default=Path(__file__).resolve().parents[1] / "docs")
+    parser.add_argument("--out-dir", type=Path, default=Path(__file__).resolve().parents[2] / "docs" / "results")
     args = parser.parse_args(argv)
     if args.max_iterations < 1 or args.mccfr_max_iterations < 1:
         parser.error("--max-iterations and --mccfr-max-iterations: expected >= 1")

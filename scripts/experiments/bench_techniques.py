@@ -17,7 +17,7 @@ and, with the cache, its hit rate. Variants:
 
 Example::
 
-    .venv/bin/python scripts/bench_techniques.py --game connect4 --simulations 64 --games 64 --rounds 3
+    .venv/bin/python scripts/experiments/bench_techniques.py --game connect4 --simulations 64 --games 64 --rounds 3
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import games  # noqa: E402
 from mcts import GumbelConfig, PUCTConfig  # noqa: E402

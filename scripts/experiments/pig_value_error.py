@@ -12,8 +12,8 @@ separates the parts:
   share of ``roll`` decisions of the policy alone, of a one-step expectimax on the value, and of
   greedy PUCT at each budget, beside the optimal player's share of ``roll``.
 
-    python scripts/pig_value_error.py --model runs/pig/best --sims 32 200
-    python scripts/pig_value_error.py --exact --sims 2 8 32 200 --c-puct 1.25 0.1
+    python scripts/experiments/pig_value_error.py --model runs/pig/best --sims 32 200
+    python scripts/experiments/pig_value_error.py --exact --sims 2 8 32 200 --c-puct 1.25 0.1
 
 ``--exact`` searches with the solver's values and uniform priors instead of a network: what is
 left is the error of the search itself (its mean backups mix the values of the moves it tries).
@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import games  # noqa: E402
 from arena.accuracy import network_actions  # noqa: E402
