@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 from helpers_models import export_tiny_mlp
+from helpers_positions import finished_games_with_a_pass
 
 import games
-from arena.play_cli import load_model, main
+from arena.play_cli import load_model, main, result_text
 from arena.specs import build_player
 from arena.web.app import create_app
 from arena.web.sessions import HUMAN, MODEL, OPPONENT, ModelService, RequestError
@@ -548,3 +549,23 @@ def test_a_pig_start_position_with_dice_plays_on(pig_client):
     # a start position that ends with a roll is rolled at once (the server's second session: a 1)
     rolled = new_session(pig_client, moves="r4r")
     assert (rolled["moves"], rolled["turn"], rolled["last_roll"]) == ("r4r1", MODEL, {"ply": 3, "outcome": "1", "player": 0})
+
+
+def test_othello_games_with_a_pass_load_as_new_games():
+    """Finished 6x6 games with passes (``pass`` is 4 characters) load, written plainly or spaced,
+    and the page draws the replayed position."""
+    game = games.make("othello6x6")
+    service = ModelService(game, uniform_evaluator, model_name="uniform", default_simulations=4)
+    with TestClient(create_app(service)) as client:
+        session = new_session(client, seats=[HUMAN, HUMAN])
+        for text in finished_games_with_a_pass(game, seed=0, count=17):
+            state = tuple(int(v) for v in game.states_from_moves([text])[0])
+            spaced = " ".join(game.action_to_string(a) for a in game.parse_moves(text))
+            for moves in (text, spaced):
+                answer = post(client, session, "new", {"moves": moves})
+                assert answer.status_code == 200, answer.text
+                loaded = answer.json()
+                assert (loaded["moves"], loaded["text"]) == (text, game.render(state))
+                assert loaded["result"]["text"] == result_text(game, state)
+            created = client.post("/api/sessions", json={"seats": [HUMAN, HUMAN], "moves": text})
+            assert created.status_code == 201 and created.json()["text"] == game.render(state)
