@@ -10,6 +10,12 @@ or ``"opponent"`` (the ``--opponent`` player spec, when one is given). Values ar
 the page's evaluation is from the view of ``GameSession.view_side``: the human's seat when exactly
 one seat is human, else X.
 
+Dice: in a game with chance (Pig) nobody is asked to roll. Whenever a chance state is reached
+(after a decision, or at the end of a start position) the session draws its outcome with its own
+seeded generator (``GameSession.dice``) and records it among the moves, so a session's move list
+holds events in play order, as ``Game.parse_moves`` reads them (``arena.play_cli.state_after``
+replays them).
+
 Searches run one at a time in the whole process (``ModelService.search_lock``): the model and some
 opponents (the Connect Four solver's tables, alpha-beta's transposition table) are not safe to run
 from two threads at once, and the machine's cores are better spent on one search than split.
@@ -346,6 +352,7 @@ class GameSession:
             for event, player in zip(self.moves, players)
         ]
         last_roll = None
+        decisions = [ply for ply, player in enumerate(players) if player != -1]
         rolls = [ply for ply, player in enumerate(players) if player == -1]
         if rolls:
             ply = rolls[-1]
@@ -375,7 +382,7 @@ class GameSession:
             "moves": game.format_moves(self.moves),
             "move_list": move_strings,
             "last_move": move_strings[-1] if move_strings else None,
-            "last_target": None if view is None or not self.moves else view.action_targets[self.moves[-1]],
+            "last_target": None if view is None or not decisions else view.action_targets[self.moves[decisions[-1]]],
             "last_roll": last_roll,
             "ply": len(self.moves),
             "start_ply": self.start_length,

@@ -53,7 +53,8 @@ function showError(error) {
   $("message").textContent = error && error.message ? error.message : String(error);
   if (error && error.status === 404) {  // the server forgot our session (restart): start a new one
     sessionStorage.removeItem(storageKey());
-    return createSession();
+    // a refused new session (429: this address holds too many) is shown, and the queue goes on
+    return createSession().catch((failure) => { $("message").textContent = failure.message; });
   }
 }
 
