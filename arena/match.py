@@ -7,9 +7,11 @@ colour and a lucky opening favours nobody; game k's opening depends only on the 
 seed and k. In a game with chance both games of a pair also roll the same dice: the outcomes come,
 in the order they are needed, from a generator seeded by the opening seed and the pair's number,
 so luck is shared out as fairly as the opening. During game k each player draws (ties, random
-moves) from a generator of its own seeded by the match's seed, k and its seat
-(``arena.openings.match_stream``), put in its ``rng`` for that game and taken out after it, so
-game k is the same game whether played alone (``game_indices=[k]``) or within the whole match.
+moves) from a generator seeded by the match's seed, k, its seat and one number it drew from its
+own ``rng`` when the match began (``arena.openings.match_stream``), put in its ``rng`` for that
+game and taken out after it; so game k is the same game whether played alone
+(``game_indices=[k]``, players seeded as for the whole match) or within the whole match, and
+players with other seeds still play other games.
 The result is the arena's one result type, ``arena.results.MatchResult``; games are kept as move
 strings (the game's notation).
 ``arena.network_match`` is the batched driver for network against network.
@@ -116,9 +118,9 @@ def run_match(
     Args:
         num_games: >= 1.
         rng: ``numpy.random.Generator``; one number drawn from it seeds the match
-            (``arena.openings.opening_seed``): the openings, the dice and each game's
-            tie-breaking streams (the players' own ``rng`` are set aside during each game and
-            put back after it).
+            (``arena.openings.opening_seed``): the openings, the dice and, with one number drawn
+            from each player's own ``rng``, each game's tie-breaking streams (the players' own
+            ``rng`` are set aside during each game and put back after it).
         opening_plies: uniformly random plies after ``start``, >= 0; one opening per pair of games.
         start: a move string every game starts from (the game's notation), ``""`` for the start
             position.
@@ -138,6 +140,7 @@ def run_match(
     indices = check_game_indices(game_indices, num_games)
     seed = opening_seed(rng)
     openings = PairedOpenings(game, opening_plies, seed, start)
+    seed_a, seed_b = opening_seed(player_a.rng), opening_seed(player_b.rng)
     result = MatchResult(player_a.name, player_b.name, game.name)
     for index in indices:
         a_first = a_moves_first(index)
@@ -145,7 +148,8 @@ def run_match(
         first, second = (player_a, player_b) if a_first else (player_b, player_a)
         dice = match_stream(seed, index // 2, DICE_STREAM) if game.num_chance_outcomes else None
         own = player_a.rng, player_b.rng
-        player_a.rng, player_b.rng = match_stream(seed, index, TIES_A_STREAM), match_stream(seed, index, TIES_B_STREAM)
+        player_a.rng = match_stream(seed, index, TIES_A_STREAM, seed_a)
+        player_b.rng = match_stream(seed, index, TIES_B_STREAM, seed_b)
         try:
             winner, actions = play_game(game, first, second, opening, chance_rng=dice)
         finally:
@@ -164,16 +168,20 @@ def play_match(
 
     Args:
         num_games: >= 1.
-        seed: the match's generator is ``numpy.random.default_rng(seed)`` (``run_match``: each
-            game's tie-breaking streams come from it), so the match is reproducible whatever the
-            players' earlier use; if None, the match's seed is drawn from player A's ``rng``.
+        seed: if given, both players' ``rng`` are replaced first by independent generators
+            spawned from ``numpy.random.SeedSequence(seed)`` (A gets the first), so the match is
+            reproducible whatever the players' earlier use; if None their generators are used as
+            they are (``run_match`` draws one number from each).
 
     Raises:
         ValueError: if ``num_games`` < 1, and as ``play_game``.
     """
     num_games = _check_num_games(num_games)
-    rng = np.random.default_rng(seed) if seed is not None else player_a.rng
-    return run_match(game, player_a, player_b, num_games, rng, opening_plies=0)
+    if seed is not None:
+        seed_a, seed_b = np.random.SeedSequence(seed).spawn(2)
+        player_a.rng = np.random.default_rng(seed_a)
+        player_b.rng = np.random.default_rng(seed_b)
+    return run_match(game, player_a, player_b, num_games, np.random.default_rng(0), opening_plies=0)
 
 
 @dataclass

@@ -9,11 +9,12 @@ seed and ``k``: the same in a 10-game and a 20-game match, and whatever the play
 
 Every other random draw of a match has its own stream too (``match_stream``): the dice of pair
 ``p`` (``[seed, p, DICE_STREAM]``, shared by its two games) and the tie-breaking of game ``k``
-(``[seed, k, TIES_A_STREAM]`` for player A, ``[seed, k, TIES_B_STREAM]`` for B, or one
-``[seed, k, TIES_STREAM]`` per game in the batched driver). So game ``k`` is the same game whether
-it is played alone or as part of the whole match, and whichever games came before it broke ties.
-The stream numbers are never 0: ``numpy.random.SeedSequence`` pads a short seed with zeros, so
-``[seed, p, 0]`` would be the opening stream ``[seed, p]`` again.
+(``[seed, k, player_seed, TIES_A_STREAM]`` for player A, where ``player_seed`` is one number A
+drew from its own ``rng`` when the match began, likewise for B; one ``[seed, k, TIES_STREAM]``
+per game in the batched driver, whose players are bare networks). So game ``k`` is the same game
+whether it is played alone or as part of the whole match, and whichever games came before it
+broke ties. The stream numbers are never 0: ``numpy.random.SeedSequence`` pads a short seed with
+zeros, so ``[seed, p, 0]`` would be the opening stream ``[seed, p]`` again.
 """
 
 from __future__ import annotations
@@ -39,22 +40,26 @@ def opening_seed(rng: np.random.Generator) -> int:
 DICE_STREAM, TIES_A_STREAM, TIES_B_STREAM, TIES_STREAM = 1, 2, 3, 4
 
 
-def match_stream(seed: int, number: int, stream: int) -> np.random.Generator:
-    """The generator ``numpy.random.default_rng([seed, number, stream])`` of one match.
+def match_stream(seed: int, number: int, stream: int, player_seed: int | None = None) -> np.random.Generator:
+    """The generator ``numpy.random.default_rng([seed, number, stream])`` of one match, or
+    ``default_rng([seed, number, player_seed, stream])`` for one player's.
 
     Args:
         seed: the match's seed (``opening_seed``), an integer >= 0.
         number: the game's index (ties) or the pair's (dice), >= 0.
         stream: one of ``DICE_STREAM``, ``TIES_A_STREAM``, ``TIES_B_STREAM``, ``TIES_STREAM``.
+        player_seed: a number the player drew from its own generator (``opening_seed``) when the
+            match began, so players with other seeds break ties differently; None for none.
 
     Raises:
-        ValueError: for a negative seed or number, or an unknown stream.
+        ValueError: for a negative seed, number or player seed, or an unknown stream.
     """
     if stream not in (DICE_STREAM, TIES_A_STREAM, TIES_B_STREAM, TIES_STREAM):
         raise ValueError(f"stream: expected one of 1, 2, 3, 4, got {stream!r}")
-    if min(int(seed), int(number)) < 0:
-        raise ValueError(f"seed and number: expected integers >= 0, got {seed} and {number}")
-    return np.random.default_rng([int(seed), int(number), stream])
+    own = [] if player_seed is None else [int(player_seed)]
+    if min(int(seed), int(number), *own) < 0:
+        raise ValueError(f"seed, number and player seed: expected integers >= 0, got {seed}, {number}, {player_seed}")
+    return np.random.default_rng([int(seed), int(number), *own, stream])
 
 
 def check_game_indices(game_indices, num_games: int) -> list[int]:

@@ -128,13 +128,13 @@ def test_arena_model_players_break_ties_with_their_seed(tmp_path):
     assert firsts == again
 
 
-def _tied_players():
+def _tied_players(seed_a: int = 0, seed_b: int = 1):
     """Two players that tie often: PUCT on the uniform network (9 simulations from an empty
     tic-tac-toe board give every move one visit) and minimax with random ties."""
     from arena.network_players import MCTSPlayer
     from arena.players import MinimaxPlayer
 
-    return MCTSPlayer(uniform_evaluator, num_simulations=9, rng=0, break_ties=True), MinimaxPlayer(rng=1)
+    return MCTSPlayer(uniform_evaluator, num_simulations=9, rng=seed_a, break_ties=True), MinimaxPlayer(rng=seed_b)
 
 
 def test_game_k_of_a_match_is_the_same_alone_or_in_the_whole_match():
@@ -150,6 +150,9 @@ def test_game_k_of_a_match_is_the_same_alone_or_in_the_whole_match():
         assert [(r.index, r.moves, r.winner) for r in alone.games] == [
             (k, whole.games[k].moves, whole.games[k].winner)
         ]
+    # the players' own seeds still count: other seeds, other games from the same match seed
+    reseeded = run_match(game, *_tied_players(5, 6), 8, np.random.default_rng(3), opening_plies=0)
+    assert [r.moves for r in reseeded.games] != [r.moves for r in whole.games]
     # the players' own generators are theirs again after the match
     a, b = _tied_players()
     own = a.rng
