@@ -35,7 +35,13 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from arena.web.sessions import MAX_MOVE_TEXT, MAX_SESSIONS_PER_CLIENT, ModelService, RequestError, SessionStore
+from arena.web.sessions import (
+    MAX_MOVE_TEXT,
+    MAX_SESSIONS_PER_CLIENT,
+    ModelService,
+    RequestError,
+    SessionStore,
+)
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
