@@ -69,8 +69,9 @@ class GatingWorker:
         puct_config: the frozen ``mcts.PUCTConfig`` of both sides (or its keyword arguments).
         num_games, threshold, opening_random_plies: see ``arena.network_match.run_network_match``
             (``opening_plies``) and ``gate_decision``.
-        seed: seeds the openings: each match draws its own opening seed from one generator, and
-            within a match games 2p and 2p+1 share pair p's opening, once with each colour.
+        seed: seeds the matches: each match draws its own seed from one generator; within a
+            match games 2p and 2p+1 share pair p's opening, once with each colour, and game k
+            breaks ties with its own stream (``arena.openings.match_stream``).
         extra_labelled_sets: set or group names measured besides the game's own labelled sets
             (``arena.accuracy.labelled_sets``; Connect Four: ``"pons"`` or ``"pons-end-easy"``, ...).
         inference: ``"onnx"`` (each set of weights exported once and run by ONNX Runtime,
@@ -158,7 +159,7 @@ class GatingWorker:
             self.num_games, self.puct_config,
             self.rng, self.opening_random_plies,
             names=(f"candidate {candidate_version}", f"best {best_version}"),
-            break_ties=True,  # a seeded match: ties between equally visited moves go to the generator
+            break_ties=True,  # a seeded match: ties between equally visited moves go to each game's stream
         )
         score, accepted = gate_decision(match.wins, match.draws, match.losses, self.threshold)
         return GateResult(

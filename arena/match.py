@@ -6,8 +6,14 @@ Games come in pairs (2k, 2k+1) that share one seeded opening (``arena.openings``
 colour and a lucky opening favours nobody; game k's opening depends only on the match's opening
 seed and k. In a game with chance both games of a pair also roll the same dice: the outcomes come,
 in the order they are needed, from a generator seeded by the opening seed and the pair's number,
-so luck is shared out as fairly as the opening. Each player draws only from its own seeded ``rng``. The result is the arena's one
-result type, ``arena.results.MatchResult``; games are kept as move strings (the game's notation).
+so luck is shared out as fairly as the opening. During game k each player draws (ties, random
+moves) from a generator seeded by the match's seed, k, its seat and one number it drew from its
+own ``rng`` when the match began (``arena.openings.match_stream``), put in its ``rng`` for that
+game and taken out after it; so game k is the same game whether played alone
+(``game_indices=[k]``, players seeded as for the whole match) or within the whole match, and
+players with other seeds still play other games.
+The result is the arena's one result type, ``arena.results.MatchResult``; games are kept as move
+strings (the game's notation).
 ``arena.network_match`` is the batched driver for network against network.
 """
 
@@ -18,7 +24,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from arena.elo import LadderRatings, fit_bradley_terry
-from arena.openings import PairedOpenings, a_moves_first, opening_seed
+from arena.openings import (
+    DICE_STREAM,
+    TIES_A_STREAM,
+    TIES_B_STREAM,
+    PairedOpenings,
+    a_moves_first,
+    check_game_indices,
+    match_stream,
+    opening_seed,
+)
 from arena.player_base import Player
 from arena.results import RESULT_TEXT, GameRecord, MatchResult, Record
 from games.base import NO_WINNER, Game
@@ -96,35 +111,49 @@ def run_match(
     opening_plies: int = 2,
     start: str = "",
     on_game=None,
+    game_indices=None,
 ) -> MatchResult:
     """Play ``num_games`` games of A against B, colours alternated, paired seeded openings.
 
     Args:
         num_games: >= 1.
-        rng: ``numpy.random.Generator``; one number drawn from it seeds the openings
-            (``arena.openings.opening_seed``), nothing else.
+        rng: ``numpy.random.Generator``; one number drawn from it seeds the match
+            (``arena.openings.opening_seed``): the openings, the dice and, with one number drawn
+            from each player's own ``rng``, each game's tie-breaking streams (the players' own
+            ``rng`` are set aside during each game and put back after it).
         opening_plies: uniformly random plies after ``start``, >= 0; one opening per pair of games.
         start: a move string every game starts from (the game's notation), ``""`` for the start
             position.
         on_game: optional callback ``on_game(record)`` after each game (progress display).
+        game_indices: play only these games of the match (None: all), e.g. ``[k]`` to replay game
+            k alone: it is the game the whole match plays as game k.
 
     Returns:
-        ``MatchResult``.
+        ``MatchResult`` (records in the order played).
 
     Raises:
         ValueError: if ``num_games`` < 1, ``opening_plies`` < 0, ``rng`` is not a Generator,
-            ``start`` is not a legal move string of a game in progress, or a player moves illegally.
+            ``start`` is not a legal move string of a game in progress, ``game_indices`` is not a
+            list of distinct games of the match, or a player moves illegally.
     """
     num_games = _check_num_games(num_games)
+    indices = check_game_indices(game_indices, num_games)
     seed = opening_seed(rng)
     openings = PairedOpenings(game, opening_plies, seed, start)
+    seed_a, seed_b = opening_seed(player_a.rng), opening_seed(player_b.rng)
     result = MatchResult(player_a.name, player_b.name, game.name)
-    for index in range(num_games):
+    for index in indices:
         a_first = a_moves_first(index)
         opening = openings.opening(index)
         first, second = (player_a, player_b) if a_first else (player_b, player_a)
-        dice = np.random.default_rng([seed, index // 2, 1]) if game.num_chance_outcomes else None  # not the opening stream
-        winner, actions = play_game(game, first, second, opening, chance_rng=dice)
+        dice = match_stream(seed, index // 2, DICE_STREAM) if game.num_chance_outcomes else None
+        own = player_a.rng, player_b.rng
+        player_a.rng = match_stream(seed, index, TIES_A_STREAM, seed_a)
+        player_b.rng = match_stream(seed, index, TIES_B_STREAM, seed_b)
+        try:
+            winner, actions = play_game(game, first, second, opening, chance_rng=dice)
+        finally:
+            player_a.rng, player_b.rng = own
         record = GameRecord(index, game.format_moves(actions), a_first, winner, len(opening))
         result.games.append(record)
         if on_game is not None:
@@ -142,7 +171,7 @@ def play_match(
         seed: if given, both players' ``rng`` are replaced first by independent generators
             spawned from ``numpy.random.SeedSequence(seed)`` (A gets the first), so the match is
             reproducible whatever the players' earlier use; if None their generators are used as
-            they are.
+            they are (``run_match`` draws one number from each).
 
     Raises:
         ValueError: if ``num_games`` < 1, and as ``play_game``.

@@ -5,16 +5,27 @@ colours and the result are the arena's own (``arena.openings``, ``arena.results`
 ``2p`` and ``2p + 1`` share pair ``p``'s seeded opening of ``opening_plies`` random plies, A moves
 first in the even one, and game k's opening depends only on the match's opening seed and k, not
 on the number of games. After the opening every position is searched with ``mcts.run_puct`` (no
-root noise) and the most visited move is played (ties: lowest action index), so the openings are
-what makes the games differ (arena and play searches use no Dirichlet noise; the robust child of
-Browne et al. 2012, sec. 3.3.3).
+root noise) and the most visited move is played (ties: lowest action index, or with
+``break_ties`` a draw from game k's own stream ``arena.openings.match_stream(seed, k,
+TIES_STREAM)``), so the openings are what makes the games differ (arena and play searches use no
+Dirichlet noise; the robust child of Browne et al. 2012, sec. 3.3.3). Each game's dice and ties
+come from its own streams, so game k is the same game whether played alone
+(``game_indices=[k]``) or within the whole batch.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from arena.openings import PairedOpenings, a_moves_first, opening_seed
+from arena.openings import (
+    DICE_STREAM,
+    TIES_STREAM,
+    PairedOpenings,
+    a_moves_first,
+    check_game_indices,
+    match_stream,
+    opening_seed,
+)
 from arena.results import GameRecord, MatchResult
 from games.base import Game
 from mcts import PUCTConfig, run_puct, select_actions, solver_visit_counts
@@ -27,6 +38,7 @@ def search_moves(
     puct_config: PUCTConfig,
     rng: np.random.Generator,
     break_ties: bool = False,
+    row_rngs=None,
 ) -> np.ndarray:
     """Greedy PUCT moves of ``states`` (``[B, S]`` int64, all unfinished) in one batched search.
 
@@ -34,12 +46,19 @@ def search_moves(
     equally visited ones the lowest index, or with ``break_ties`` one drawn from ``rng``
     (``mcts.select_actions``). With ``puct_config.solver`` the proofs decide first
     (``mcts.solver_visit_counts``: a proven win is played, a proven loss avoided while another move
-    is not proven lost). Returns ``[B]`` int64. The arena's batched driver and
+    is not proven lost). ``row_rngs``: one generator per row (``B`` of them); when given, row
+    ``b``'s tie is broken with ``row_rngs[b]`` alone, so a row's choice does not depend on the
+    other rows. Returns ``[B]`` int64. The arena's batched driver and
     ``arena.accuracy.network_actions`` both choose moves this way.
     """
     output = run_puct(game, states, evaluate_fn, puct_config, rng, add_root_noise=False)
     counts = solver_visit_counts(output) if puct_config.solver else output.visit_counts
-    return np.asarray(select_actions(counts, 0.0, rng, break_ties=break_ties), dtype=np.int64)
+    if row_rngs is None:
+        return np.asarray(select_actions(counts, 0.0, rng, break_ties=break_ties), dtype=np.int64)
+    return np.array(
+        [select_actions(counts[row : row + 1], 0.0, row_rngs[row], break_ties=break_ties)[0] for row in range(len(counts))],
+        dtype=np.int64,
+    )
 
 
 def _play_chance(game: Game, states: np.ndarray, moves: list, dice: list) -> None:
@@ -66,6 +85,7 @@ def run_network_match(
     opening_plies: int = 2,
     names: tuple[str, str] = ("A", "B"),
     break_ties: bool = False,
+    game_indices=None,
 ) -> MatchResult:
     """Play ``num_games`` games of A against B, colours alternated, all games searched together.
 
@@ -76,28 +96,34 @@ def run_network_match(
         evaluate_a, evaluate_b: batched evaluators (see ``mcts.evaluators``) of the two players.
         num_games: >= 1.
         puct_config: the search of both players; no root noise is added.
-        rng: one number drawn from it seeds the openings (``arena.openings.opening_seed``); it is
-            then handed to the searches (which draw nothing without noise).
+        rng: one number drawn from it seeds the match (``arena.openings.opening_seed``): the
+            openings, the dice and each game's tie-breaking stream; it is then handed to the
+            searches (which draw nothing without noise).
         opening_plies: random plies opening each pair of games, >= 0.
         names: the players' names in the result.
-        break_ties: ties between equally visited moves are broken by ``rng`` (a seeded match: an
-            untrained network ties often); without it they go to the lowest index, and two
-            identical players replay one game from one opening.
+        break_ties: ties between equally visited moves are broken by each game's own stream (a
+            seeded match: an untrained network ties often); without it they go to the lowest
+            index, and two identical players replay one game from one opening.
+        game_indices: play only these games of the match (None: all), e.g. ``[k]`` to replay
+            game k alone.
 
     Returns:
-        ``MatchResult`` (game records in game-index order).
+        ``MatchResult`` (game records in the order of ``game_indices``, by default game-index order).
 
     Raises:
-        ValueError: if ``num_games`` < 1, ``opening_plies`` < 0 or ``rng`` is not a Generator.
+        ValueError: if ``num_games`` < 1, ``opening_plies`` < 0, ``rng`` is not a Generator, or
+            ``game_indices`` is not a list of distinct games of the match.
     """
     if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
         raise ValueError(f"num_games must be an integer >= 1, got {num_games!r}")
+    indices = check_game_indices(game_indices, int(num_games))
     seed = opening_seed(rng)
     openings = PairedOpenings(game, opening_plies, seed)
-    num_games = int(num_games)
+    num_games = len(indices)
     # games with chance: games 2p and 2p+1 roll the same dice stream, as in arena.match.run_match
-    dice = [np.random.default_rng([seed, index // 2, 1]) for index in range(num_games)] if game.num_chance_outcomes else None
-    moves = [openings.opening(index) for index in range(num_games)]
+    dice = [match_stream(seed, index // 2, DICE_STREAM) for index in indices] if game.num_chance_outcomes else None
+    ties = [match_stream(seed, index, TIES_STREAM) for index in indices]
+    moves = [openings.opening(index) for index in indices]
     opening_lengths = [len(m) for m in moves]
     states = np.zeros((num_games, game.state_size), dtype=np.int64)
     for index, opening in enumerate(moves):
@@ -105,7 +131,7 @@ def run_network_match(
         for action in opening:
             state = game.result(state, action)
         states[index] = state
-    a_is_first = np.array([a_moves_first(index) for index in range(num_games)])
+    a_is_first = np.array([a_moves_first(index) for index in indices])
     while True:
         live = np.flatnonzero(~game.terminal(states))
         if len(live) == 0:
@@ -115,7 +141,10 @@ def run_network_match(
         a_to_move = (to_play == 0) == a_is_first[live]
         for side, evaluate in ((a_to_move, evaluate_a), (~a_to_move, evaluate_b)):
             if side.any():
-                actions[side] = search_moves(game, states[live[side]], evaluate, puct_config, rng, break_ties)
+                rows = live[side]
+                actions[side] = search_moves(
+                    game, states[rows], evaluate, puct_config, rng, break_ties, row_rngs=[ties[row] for row in rows]
+                )
         states[live] = game.step(states[live], actions)
         for index, action in zip(live, actions):
             moves[index].append(int(action))
@@ -123,11 +152,10 @@ def run_network_match(
             _play_chance(game, states, moves, dice)
     result = MatchResult(names[0], names[1], game.name)
     winners = game.winner(states)
-    for index in range(num_games):
+    for row, index in enumerate(indices):
         result.games.append(
             GameRecord(
-                index, game.format_moves(moves[index]), bool(a_is_first[index]), int(winners[index]),
-                opening_lengths[index],
+                index, game.format_moves(moves[row]), bool(a_is_first[row]), int(winners[row]), opening_lengths[row],
             )
         )
     return result

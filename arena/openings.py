@@ -1,4 +1,4 @@
-"""Paired seeded openings: the one opening generator of every arena match.
+"""Paired seeded openings and the per-game random streams of every arena match.
 
 Games come in pairs ``(2p, 2p + 1)`` that share one opening: the ``start`` moves, then
 ``num_plies`` uniformly random legal plies. Player A moves first in the even game of each pair
@@ -6,6 +6,15 @@ and second in the odd one, so each opening is played once with each colour and a
 favours nobody. Pair ``p``'s random plies are drawn from their own generator,
 ``numpy.random.default_rng([seed, p])``, so game ``k``'s opening depends only on the opening
 seed and ``k``: the same in a 10-game and a 20-game match, and whatever the players did before.
+
+Every other random draw of a match has its own stream too (``match_stream``): the dice of pair
+``p`` (``[seed, p, DICE_STREAM]``, shared by its two games) and the tie-breaking of game ``k``
+(``[seed, k, player_seed, TIES_A_STREAM]`` for player A, where ``player_seed`` is one number A
+drew from its own ``rng`` when the match began, likewise for B; one ``[seed, k, TIES_STREAM]``
+per game in the batched driver, whose players are bare networks). So game ``k`` is the same game
+whether it is played alone or as part of the whole match, and whichever games came before it
+broke ties. The stream numbers are never 0: ``numpy.random.SeedSequence`` pads a short seed with
+zeros, so ``[seed, p, 0]`` would be the opening stream ``[seed, p]`` again.
 """
 
 from __future__ import annotations
@@ -24,6 +33,49 @@ def opening_seed(rng: np.random.Generator) -> int:
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     return int(rng.integers(2**63))
+
+
+#: the last entry of a stream's seed (``match_stream``): pair p's dice, game k's ties (A, B, or
+#: both players of the batched driver)
+DICE_STREAM, TIES_A_STREAM, TIES_B_STREAM, TIES_STREAM = 1, 2, 3, 4
+
+
+def match_stream(seed: int, number: int, stream: int, player_seed: int | None = None) -> np.random.Generator:
+    """The generator ``numpy.random.default_rng([seed, number, stream])`` of one match, or
+    ``default_rng([seed, number, player_seed, stream])`` for one player's.
+
+    Args:
+        seed: the match's seed (``opening_seed``), an integer >= 0.
+        number: the game's index (ties) or the pair's (dice), >= 0.
+        stream: one of ``DICE_STREAM``, ``TIES_A_STREAM``, ``TIES_B_STREAM``, ``TIES_STREAM``.
+        player_seed: a number the player drew from its own generator (``opening_seed``) when the
+            match began, so players with other seeds break ties differently; None for none.
+
+    Raises:
+        ValueError: for a negative seed, number or player seed, or an unknown stream.
+    """
+    if stream not in (DICE_STREAM, TIES_A_STREAM, TIES_B_STREAM, TIES_STREAM):
+        raise ValueError(f"stream: expected one of 1, 2, 3, 4, got {stream!r}")
+    own = [] if player_seed is None else [int(player_seed)]
+    if min(int(seed), int(number), *own) < 0:
+        raise ValueError(f"seed, number and player seed: expected integers >= 0, got {seed}, {number}, {player_seed}")
+    return np.random.default_rng([int(seed), int(number), *own, stream])
+
+
+def check_game_indices(game_indices, num_games: int) -> list[int]:
+    """The games of a ``num_games``-game match to play: all of them when ``game_indices`` is None.
+
+    Raises:
+        ValueError: for an index outside ``0..num_games-1``, a repeated one, or an empty list.
+    """
+    if game_indices is None:
+        return list(range(num_games))
+    indices = [int(index) for index in game_indices]
+    if not indices or len(set(indices)) != len(indices) or not all(0 <= i < num_games for i in indices):
+        raise ValueError(
+            f"game_indices: expected distinct game numbers in 0..{num_games - 1}, got {list(game_indices)!r}"
+        )
+    return indices
 
 
 def a_moves_first(game_index: int) -> bool:

@@ -117,13 +117,69 @@ def _write(stream, text: str) -> None:
     stream.flush()
 
 
-def _state_after(game, actions: list[int]) -> tuple:
-    """The state after ``actions`` from the start; in a game with chance, entries played at a
-    chance state are its outcomes (``Game.format_moves``'s event order)."""
+def state_after(game, events: list[int]) -> tuple:
+    """The state after ``events`` from the start position (a single-state tuple).
+
+    In a game with chance, an event played at a chance state is that state's outcome index, the
+    order ``Game.parse_moves`` returns and ``Game.format_moves`` writes (Pig: ``r4`` is a roll
+    and the face 4). The terminal game, the engine protocol and the web page all replay a game
+    with this function, so none of them reads a die face as a decision.
+
+    Raises:
+        ValueError: for an event that is not legal where it stands (from ``Game.result`` or
+            ``Game.chance_result``).
+    """
     state = game.initial_state()
-    for action in actions:
-        state = game.chance_result(state, action) if game.is_chance_state(state) else game.result(state, action)
+    for event in events:
+        state = game.chance_result(state, event) if game.is_chance_state(state) else game.result(state, event)
     return state
+
+
+def event_players(game, events: list[int]) -> list[int]:
+    """For each of ``events`` (as ``state_after``), the player (0 or 1) who decided it, or -1 for
+    a chance outcome (nobody decides the dice)."""
+    state = game.initial_state()
+    players = []
+    for event in events:
+        if game.is_chance_state(state):
+            players.append(-1)
+            state = game.chance_result(state, event)
+        else:
+            players.append(game.player(state))
+            state = game.result(state, event)
+    return players
+
+
+def move_text_limit(game) -> int:
+    """The longest move string a position request may carry (characters).
+
+    Every game lasts at most ``game.max_game_length`` plies (chance outcomes included); each is
+    written with at most the longest text of any action or chance outcome (Othello: ``pass``,
+    4 characters), plus one separator. ``Game.parse_moves`` accepts every string that
+    ``Game.format_moves`` writes, spaced or not, so no game's move string is refused here; only
+    input no game could produce is.
+    """
+    texts = [game.action_to_string(a) for a in range(game.num_actions)]
+    texts += [game.chance_outcome_to_string(k) for k in range(game.num_chance_outcomes)]
+    return game.max_game_length * (max(len(text) for text in texts) + 1)
+
+
+def parse_position(game, text: str) -> list[int]:
+    """The events of a position's move string, refused before parsing when it is longer than any
+    game's (``move_text_limit``); the one check of the engine's ``position`` and the web page's
+    new game.
+
+    Raises:
+        ValueError: ``moves: expected at most N characters ..., got M`` for a string too long,
+            else as ``game.parse_moves`` (naming the move).
+    """
+    limit = move_text_limit(game)
+    if len(text) > limit:
+        raise ValueError(
+            f"moves: expected at most {limit} characters (the longest {game.name} game, "
+            f"{game.max_game_length} plies), got {len(text)}"
+        )
+    return game.parse_moves(text)
 
 
 # ----------------------------------------------------------------------------- human session
@@ -166,7 +222,7 @@ class HumanSession:
             f"({PLAYER_SYMBOLS[1 - self.human_side]})"
         )
         while True:
-            state = _state_after(game, self.moves)
+            state = state_after(game, self.moves)
             if game.terminal_test(state):
                 self.finish(state)
                 return 0
@@ -229,11 +285,10 @@ class HumanSession:
             self.say(f"hint: the model would play {game.action_to_string(analysis.best_action)}")
             return None
         if text == "undo":
-            human_moves = [
-                i
-                for i in range(self.start_length, len(self.moves))
-                if _state_player(game, self.moves[:i]) == self.human_side
-            ]
+            # chance outcomes have no player (-1): undo never stops at one, so taking a move back
+            # never rolls the dice again
+            players = event_players(game, self.moves)
+            human_moves = [i for i in range(self.start_length, len(self.moves)) if players[i] == self.human_side]
             if not human_moves:
                 self.say("nothing to undo")
                 return None
@@ -246,13 +301,6 @@ class HumanSession:
             return None
         self.moves.append(action)
         return True
-
-
-def _state_player(game, actions: list[int]) -> int:
-    """The player who decides after ``actions``; -1 at a chance state (nobody decides: undo never
-    stops there, so taking a move back never rolls the dice again)."""
-    state = _state_after(game, actions)
-    return -1 if game.is_chance_state(state) else game.player(state)
 
 
 # ----------------------------------------------------------------------------- engine protocol
@@ -325,10 +373,7 @@ class Engine:
     def _position(self, arguments: list[str]) -> None:
         if len(arguments) > 1:
             raise ValueError("expected 'position' or 'position MOVES' (one move string, no spaces)")
-        text = arguments[0] if arguments else ""
-        if len(text) > self.game.max_game_length:
-            raise ValueError(f"move string longer than the longest game ({self.game.max_game_length} plies)")
-        self.moves = self.game.parse_moves(text)
+        self.moves = parse_position(self.game, arguments[0] if arguments else "")
 
     def _search(self, command: str, arguments: list[str]) -> Analysis:
         simulations = self.num_simulations
@@ -341,7 +386,7 @@ class Engine:
                 raise ValueError(f"sims: expected an integer, got {arguments[1][:20]!r}") from None
             if not 0 <= simulations <= self.max_simulations:
                 raise ValueError(f"sims: expected 0..{self.max_simulations}, got {simulations}")
-        state = _state_after(self.game, self.moves)
+        state = state_after(self.game, self.moves)
         if self.game.terminal_test(state):
             raise ValueError(f"the game is over ({result_text(self.game, state)}); send a new position")
         # the same position gives the same answer: ties go to the lowest move index

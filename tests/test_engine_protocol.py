@@ -11,11 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers_models import export_tiny_mlp
+from helpers_positions import finished_games_with_a_pass
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import games
-from arena.play_cli import Engine, main
+from arena.play_cli import Engine, main, move_text_limit, result_text, state_after
 from mcts import uniform_evaluator
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -264,3 +265,26 @@ def test_binary_garbage_through_the_real_command(model_dir):
     assert answers[-2].startswith("bestmove ")
     assert all(a.startswith(ANSWER_PREFIXES) for a in answers)
     assert sum(a.startswith("error: ") for a in answers) == 5
+
+
+def test_othello_games_with_a_pass_load_as_positions():
+    """A pass is 4 characters (``pass``): a finished 6x6 game with passes is longer in characters
+    than the longest game in plies, and still a position the engine takes."""
+    game = games.make("othello6x6")
+    texts = finished_games_with_a_pass(game, seed=0, count=17)
+    assert max(len(text) for text in texts) > game.max_game_length  # the old bound refused these
+    out = io.StringIO()
+    engine = Engine(game, uniform_evaluator, num_simulations=4, seed=0, stdout=out)
+    for text in texts:
+        engine.handle(f"position {text}")
+        replayed = game.states_from_moves([text])[0]
+        assert state_after(game, engine.moves) == tuple(int(v) for v in replayed)
+        assert "pass" in game.format_moves(engine.moves)
+        engine.handle("go")
+        assert out.getvalue().splitlines()[-1] == f"error: the game is over ({result_text(game, state_after(game, engine.moves))}); send a new position"
+    limit = move_text_limit(game)
+    assert limit == 64 * 5  # 64 plies of at most 4 characters (pass) and a separator
+    engine.handle("position " + "a1" * (limit // 2 + 1))
+    assert out.getvalue().splitlines()[-1] == (
+        f"error: moves: expected at most {limit} characters (the longest othello6x6 game, 64 plies), got {limit + 2}"
+    )

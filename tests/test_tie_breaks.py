@@ -126,3 +126,58 @@ def test_arena_model_players_break_ties_with_their_seed(tmp_path):
     again = [build_player(f"mcts:model={path},sims=9,batch=1,seed={seed}", game).select_action(game, state)
              for seed in range(12)]
     assert firsts == again
+
+
+def _tied_players(seed_a: int = 0, seed_b: int = 1):
+    """Two players that tie often: PUCT on the uniform network (9 simulations from an empty
+    tic-tac-toe board give every move one visit) and minimax with random ties."""
+    from arena.network_players import MCTSPlayer
+    from arena.players import MinimaxPlayer
+
+    return MCTSPlayer(uniform_evaluator, num_simulations=9, rng=seed_a, break_ties=True), MinimaxPlayer(rng=seed_b)
+
+
+def test_game_k_of_a_match_is_the_same_alone_or_in_the_whole_match():
+    """Ties come from game k's own streams (``arena.openings.match_stream``): no opening plies, so
+    only ties make the games differ, and each replayed alone is move for move the match's."""
+    from arena.match import run_match
+
+    game = games.make("tictactoe")
+    whole = run_match(game, *_tied_players(), 8, np.random.default_rng(3), opening_plies=0)
+    assert len({record.moves for record in whole.games if record.a_first}) > 1  # ties were broken
+    for k in (7, 2, 5):
+        alone = run_match(game, *_tied_players(), 8, np.random.default_rng(3), opening_plies=0, game_indices=[k])
+        assert [(r.index, r.moves, r.winner) for r in alone.games] == [
+            (k, whole.games[k].moves, whole.games[k].winner)
+        ]
+    # the players' own seeds still count: other seeds, other games from the same match seed
+    reseeded = run_match(game, *_tied_players(5, 6), 8, np.random.default_rng(3), opening_plies=0)
+    assert [r.moves for r in reseeded.games] != [r.moves for r in whole.games]
+    # the players' own generators are theirs again after the match
+    a, b = _tied_players()
+    own = a.rng
+    run_match(game, a, b, 2, np.random.default_rng(3), opening_plies=0)
+    assert a.rng is own
+
+
+def test_game_k_of_a_batched_match_is_the_same_alone_or_in_the_whole_batch():
+    """The batched driver (network against network, gating's matches): each game's ties come
+    from its own stream, whichever other games share the batch."""
+    from arena.network_match import run_network_match
+
+    game = games.make("tictactoe")
+    config = PUCTConfig(num_simulations=9, dirichlet_epsilon=0.0)
+
+    def play(**options):
+        return run_network_match(
+            game, uniform_evaluator, uniform_evaluator, 8, config, np.random.default_rng(4), opening_plies=0,
+            break_ties=True, **options,
+        )
+
+    whole = play()
+    assert len({record.moves for record in whole.games}) > 2  # ties were broken
+    for indices in ([6], [1, 4]):
+        alone = play(game_indices=indices)
+        assert [(r.index, r.moves) for r in alone.games] == [(k, whole.games[k].moves) for k in indices]
+    with __import__("pytest").raises(ValueError, match=r"game_indices: expected distinct game numbers in 0\.\.7, got \[8\]"):
+        play(game_indices=[8])

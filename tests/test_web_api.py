@@ -12,12 +12,13 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 from helpers_models import export_tiny_mlp
+from helpers_positions import finished_games_with_a_pass
 
 import games
-from arena.play_cli import load_model, main
+from arena.play_cli import load_model, main, result_text
 from arena.specs import build_player
 from arena.web.app import create_app
-from arena.web.sessions import HUMAN, MODEL, OPPONENT, ModelService
+from arena.web.sessions import HUMAN, MODEL, OPPONENT, ModelService, RequestError
 from mcts import uniform_evaluator
 
 SIMS = 16
@@ -184,7 +185,7 @@ def test_bad_new_games_are_refused(client):
         ({"seats": ["human", "model", "model"]}, "seats: List should have at most 2 items"),
         ({"moves": "1111111"}, "moves: move 7: column 1 is full"),
         ({"moves": "12x"}, "moves: move 3: expected a column 1-7"),
-        ({"moves": "1" * 43}, "moves: expected at most 42 moves"),
+        ({"moves": "1" * 85}, "moves: expected at most 84 characters (the longest connect4 game, 42 plies), got 85"),
     ):
         answer = post(client, game, "new", body)
         assert 400 <= answer.status_code < 500 and message in answer.json()["error"], answer.text
@@ -443,3 +444,128 @@ def test_loopback_addresses_and_a_free_port():
         assert sock.getsockname()[0] == "127.0.0.1" and sock.getsockname()[1] > 0
     finally:
         sock.close()
+
+
+# ----------------------------------------------------------------- creation: validate, then store
+def test_bad_creates_store_nothing(service):
+    app = create_app(service)
+    store = app.state.store
+    with TestClient(app) as client:
+        new_session(client)
+        assert len(store) == 1
+        for body, status in (
+            ({"seats": ["human", "robot"]}, 400),
+            ({"seats": ["human"]}, 400),
+            ({"moves": "12x"}, 400),
+            ({"moves": "1" * 85}, 400),
+            ({"seats": ["human", "model", "model"]}, 422),
+            ({"moves": 12}, 422),
+        ):
+            answer = client.post("/api/sessions", json=body)
+            assert answer.status_code == status, answer.text
+            assert len(store) == 1
+        assert store.count("testclient") == 1
+
+
+def test_one_address_holds_at_most_its_cap_and_other_addresses_keep_their_games(service):
+    app = create_app(service, max_sessions=5, max_sessions_per_client=3)
+    store = app.state.store
+    with TestClient(app) as client:
+        kept = [new_session(client) for _ in range(3)]
+        answer = client.post("/api/sessions", json={})
+        assert answer.status_code == 429
+        assert answer.json()["error"] == (
+            "too many games from your address: 3 are open and 3 is the most; "
+            "play on in a tab you have open, or ask whoever runs the server to restart it"
+        )
+        assert len(store) == 3 and store.count("testclient") == 3
+        for game in kept:  # the refused create dropped none of them
+            assert client.get(f"/api/sessions/{game['session']}").status_code == 200
+        # another address (a second client) still gets its own games up to the store's size
+        other = store.create("192.0.2.7")
+        store.create("192.0.2.7")
+        assert (len(store), store.count("192.0.2.7")) == (5, 2)
+        assert client.get(f"/api/sessions/{other.id}").status_code == 200
+        with pytest.raises(RequestError) as refused:
+            store.create("192.0.2.7", seats=["model", "robot"])
+        assert refused.value.status == 400 and (len(store), store.count("192.0.2.7")) == (5, 2)
+
+
+# ------------------------------------------------------------------------ a game with chance: Pig
+@pytest.fixture(scope="module")
+def pig_model(tmp_path_factory) -> Path:
+    return export_tiny_mlp("pig", tmp_path_factory.mktemp("web-pig") / "best")
+
+
+@pytest.fixture
+def pig_client(pig_model):
+    """A fresh server (seed 0: its first session's dice are the same in every run)."""
+    game, evaluate_fn = load_model(str(pig_model))
+    service = ModelService(game, evaluate_fn, model_name="tiny", default_simulations=8, max_simulations=400)
+    with TestClient(create_app(service)) as client:
+        yield client
+
+
+def summary(answer) -> tuple:
+    body = answer.json()
+    if answer.status_code >= 400:
+        return answer.status_code, body["error"]
+    roll = body["last_roll"]
+    return answer.status_code, body["moves"], body["turn"], None if roll is None else (roll["outcome"], roll["player"])
+
+
+def test_pig_rolls_the_sessions_dice_after_each_roll_and_the_game_goes_on(pig_client):
+    """A roll is followed at once by the die's face, drawn with the session's seeded dice; after it
+    the player who rolled decides again (or, on a 1, the other player does)."""
+    game = new_session(pig_client)
+    assert (game["moves"], game["turn"], game["last_roll"]) == ("", HUMAN, None)
+    assert [c["move"] for c in game["controls"]] == ["r", "h"]
+    steps = [
+        ("move", {"move": "r"}, (200, "r1", MODEL, ("1", 0))),  # X rolls a 1: the turn passes to O
+        ("move", {"move": "r"}, (409, "it is the model's turn (O)")),
+        ("advance", {}, (200, "r1r1", HUMAN, ("1", 1))),  # the model rolls a 1 too
+        ("advance", {}, (409, "it is your turn (X): send a move")),
+        ("move", {"move": "r"}, (200, "r1r1r3", HUMAN, ("3", 0))),  # a 3: X decides again
+        ("move", {"move": "h"}, (200, "r1r1r3h", MODEL, ("3", 0))),
+        ("undo", None, (200, "r1r1r3", HUMAN, ("3", 0))),
+        ("undo", None, (200, "r1r1", HUMAN, ("1", 1))),  # the roll goes with the decision before it
+    ]
+    for action, body, expected in steps:
+        assert summary(post(pig_client, game, action, body)) == expected
+    answer = get(pig_client, game)
+    assert answer["move_list"] == ["r", "1", "r", "1"] and answer["ply"] == 4
+    assert answer["text"] == "goal 100, die d6\nplayer 0: 0   player 1: 0\nplayer 0 to move, turn total 0"
+
+
+def test_a_pig_start_position_with_dice_plays_on(pig_client):
+    """``--position r4`` (a roll and its face): every later request answers as the game says."""
+    game = new_session(pig_client, moves="r4")
+    assert (game["moves"], game["turn"], game["can_undo"]) == ("r4", HUMAN, False)
+    assert game["text"] == "goal 100, die d6\nplayer 0: 0   player 1: 0\nplayer 0 to move, turn total 4"
+    assert summary(post(pig_client, game, "move", {"move": "h"})) == (200, "r4h", MODEL, ("4", 0))
+    assert summary(post(pig_client, game, "advance", {})) == (200, "r4hr1", HUMAN, ("1", 1))
+    assert summary(post(pig_client, game, "hint", {"sims": 4}))[:3] == (200, "r4hr1", HUMAN)
+    assert get(pig_client, game)["text"].splitlines()[1] == "player 0: 4   player 1: 0"
+    # a start position that ends with a roll is rolled at once (the server's second session: a 1)
+    rolled = new_session(pig_client, moves="r4r")
+    assert (rolled["moves"], rolled["turn"], rolled["last_roll"]) == ("r4r1", MODEL, {"ply": 3, "outcome": "1", "player": 0})
+
+
+def test_othello_games_with_a_pass_load_as_new_games():
+    """Finished 6x6 games with passes (``pass`` is 4 characters) load, written plainly or spaced,
+    and the page draws the replayed position."""
+    game = games.make("othello6x6")
+    service = ModelService(game, uniform_evaluator, model_name="uniform", default_simulations=4)
+    with TestClient(create_app(service)) as client:
+        session = new_session(client, seats=[HUMAN, HUMAN])
+        for text in finished_games_with_a_pass(game, seed=0, count=17):
+            state = tuple(int(v) for v in game.states_from_moves([text])[0])
+            spaced = " ".join(game.action_to_string(a) for a in game.parse_moves(text))
+            for moves in (text, spaced):
+                answer = post(client, session, "new", {"moves": moves})
+                assert answer.status_code == 200, answer.text
+                loaded = answer.json()
+                assert (loaded["moves"], loaded["text"]) == (text, game.render(state))
+                assert loaded["result"]["text"] == result_text(game, state)
+            created = client.post("/api/sessions", json={"seats": [HUMAN, HUMAN], "moves": text})
+            assert created.status_code == 201 and created.json()["text"] == game.render(state)

@@ -1,7 +1,8 @@
 """The ``play --web`` page in a real headless Chromium (Selenium): the server is the ``play`` command
 in a child process on a free port of 127.0.0.1; the test clicks Connect Four columns, sees the
 model answer with its search on the board, plays to the end, sees the result announced, and
-checks the layout on a phone-sized screen.
+checks the layout on a phone-sized screen; and it plays a whole game of Pig (dice rolled by the
+server, each roll shown on the page) against the model to the announced end.
 
 Without Chromium (``/usr/bin/chromium`` and ``/usr/bin/chromedriver``: Debian's ``chromium`` and
 ``chromium-driver``) the test skips, unless ``TABULA_RASA_BROWSER_TEST=required`` (set by
@@ -139,3 +140,80 @@ def test_the_page_fits_a_phone_screen(page):
         assert panel["y"] >= board["y"] + board["height"]  # the controls go below the board
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+@pytest.fixture(scope="module")
+def pig_page(tmp_path_factory):
+    """``(driver, url)``: headless Chromium and a ``play --web`` server with a tiny Pig model."""
+    _browser_or_skip()
+    model = export_tiny_mlp("pig", tmp_path_factory.mktemp("web-pig") / "best")
+    server, url = start_server(model, "--sims", str(SIMS))
+    driver = None
+    try:
+        driver = start_chromium(1100, 850)
+        yield driver, url
+    finally:
+        if driver is not None:
+            stop_chromium(driver)
+        stop_server(server)
+
+
+#: the human's turn total at which it holds (Neller & Presser 2004, "hold at 20")
+HOLD_AT = 20
+
+
+@pytest.mark.slow
+def test_a_whole_game_of_pig_against_the_model_with_the_dice_shown(pig_page):
+    """Roll until the turn total reaches 20, then hold; the server rolls each die, the page shows
+    every roll, the model takes its turns, and the game ends with its result announced."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver, url = pig_page
+    driver.get(url)
+    wait = WebDriverWait(driver, 120)
+    wait.until(lambda _: _attribute(driver, "board", "data-ready") == "true")
+    assert driver.find_element(By.ID, "status").text == "Your move (X)."
+    assert [c.get_attribute("data-move") for c in driver.find_elements(By.CSS_SELECTOR, "#board [data-move]")] == ["r", "h"]
+    assert not driver.find_element(By.ID, "dice").is_displayed()  # nothing rolled yet
+
+    game = games.make("pig")
+    rolls_seen = 0
+    for _ in range(600):  # a game to 100 points: far fewer human decisions than this
+        wait.until(
+            lambda _: (
+                _attribute(driver, "status", "data-turn") == "human"
+                or _attribute(driver, "status", "data-result")
+            )
+        )
+        if _attribute(driver, "status", "data-result"):
+            break
+        moves = _attribute(driver, "moves", "data-moves")
+        state = tuple(int(v) for v in game.states_from_moves([moves])[0])
+        assert driver.find_element(By.CSS_SELECTOR, "#board pre").text == game.render(state)
+        if moves and moves[-1].isdigit():  # the last event was a roll: the page shows its face
+            dice = driver.find_element(By.ID, "dice")
+            assert dice.get_attribute("data-outcome") == moves[-1] and dice.is_displayed()
+            roller = int(game.to_play(game.states_from_moves([moves[:-1]]))[0])  # who rolled: X (you) or O
+            assert dice.text == f"{('You (X)', 'Model (O)')[roller]} rolled {moves[-1]}"
+            rolls_seen += 1
+        _, _, turn_total = game.scores(state)
+        move = "r" if turn_total < HOLD_AT and 0 in game.actions(state) else "h"
+        ply = int(_attribute(driver, "board", "data-ply"))
+        driver.find_element(By.CSS_SELECTOR, f'#board button[data-move="{move}"]').click()
+        wait.until(
+            lambda _, ply=ply: (
+                int(_attribute(driver, "board", "data-ply")) > ply or _attribute(driver, "status", "data-result")
+            )
+        )
+
+    moves = _attribute(driver, "moves", "data-moves")
+    state = game.states_from_moves([moves])[0]
+    assert bool(game.terminal(state[None])[0]), f"the page stopped before the end: {moves}"
+    assert rolls_seen > 0 and "h" in moves
+    winner = int(game.winner(state[None])[0])
+    expected = {0: "You win (X).", 1: "Model (O) wins.", -1: "Draw."}[winner]
+    status = driver.find_element(By.ID, "status")
+    assert status.text == f"{expected} {result_text(game, tuple(int(v) for v in state))}"
+    assert status.get_attribute("data-result") == {0: "X", 1: "O", -1: "draw"}[winner]
+    assert driver.find_elements(By.CSS_SELECTOR, '#board .move[data-legal="true"]') == []

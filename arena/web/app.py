@@ -4,7 +4,9 @@ Routes (every body and answer is JSON; ``SID`` is a session id from ``POST /api/
 
 * ``GET /`` the page; ``GET /static/...`` its script and style sheet;
 * ``GET /api/info`` the game, the model, the seat kinds and the simulation limits;
-* ``POST /api/sessions`` a new session with a new game (body as ``new``), answered 201;
+* ``POST /api/sessions`` a new session with a new game (body as ``new``), answered 201; a bad
+  body stores nothing, and a client address holding ``max_sessions_per_client`` sessions is
+  answered 429;
 * ``GET /api/sessions/SID`` the game;
 * ``POST /api/sessions/SID/new`` ``{"seats": ["human", "model"], "moves": "44"}`` (both optional);
 * ``POST /api/sessions/SID/move`` ``{"move": "4"}``: the human's move;
@@ -14,7 +16,10 @@ Routes (every body and answer is JSON; ``SID`` is a session id from ``POST /api/
 
 Each answers the whole game (``GameSession.to_json``). A refused request answers 4xx with
 ``{"error": MESSAGE}`` and leaves the game unchanged: 400 bad value, 404 unknown session, 409 not
-possible now (game over, not your turn, nothing to undo, busy), 422 a body of the wrong shape.
+possible now (game over, not your turn, nothing to undo, busy), 422 a body of the wrong shape,
+429 too many sessions from one address. In a game with chance the server rolls the dice (the
+session's seeded generator) as soon as a chance state is reached; the answer's ``last_roll``
+names the latest outcome.
 Handlers are plain functions, which FastAPI runs in its thread pool: a search never blocks the
 event loop, so other tabs and requests are answered while it runs.
 """
@@ -30,11 +35,15 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from arena.web.sessions import MAX_MOVE_TEXT, ModelService, RequestError, SessionStore
+from arena.web.sessions import (
+    MAX_MOVE_TEXT,
+    MAX_SESSIONS_PER_CLIENT,
+    ModelService,
+    RequestError,
+    SessionStore,
+)
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-#: longest move string a new-game request may carry (characters); games check their own length
-MAX_MOVES_TEXT = 1000
 
 
 class _Body(BaseModel):
@@ -43,7 +52,7 @@ class _Body(BaseModel):
 
 class NewGame(_Body):
     seats: list[StrictStr] | None = Field(default=None, max_length=2)
-    moves: StrictStr | None = Field(default=None, max_length=MAX_MOVES_TEXT)
+    moves: StrictStr | None = None  # bounded by the game: arena.play_cli.move_text_limit
 
 
 class Move(_Body):
@@ -58,10 +67,13 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def create_app(service: ModelService, max_sessions: int = 256) -> FastAPI:
-    """The FastAPI app serving ``service``'s games, at most ``max_sessions`` sessions at once."""
+def create_app(
+    service: ModelService, max_sessions: int = 256, max_sessions_per_client: int = MAX_SESSIONS_PER_CLIENT
+) -> FastAPI:
+    """The FastAPI app serving ``service``'s games: at most ``max_sessions`` sessions at once, and
+    at most ``max_sessions_per_client`` from one client address (``SessionStore``)."""
     app = FastAPI(title="Tabula Rasa", docs_url=None, redoc_url=None, openapi_url="/api/openapi.json")
-    store = SessionStore(service, max_sessions=max_sessions)
+    store = SessionStore(service, max_sessions=max_sessions, max_per_client=max_sessions_per_client)
     app.state.store = store
 
     @app.exception_handler(RequestError)
@@ -95,11 +107,11 @@ def create_app(service: ModelService, max_sessions: int = 256) -> FastAPI:
         return service.info()
 
     @app.post("/api/sessions", status_code=201)
-    def create(body: NewGame | None = None) -> dict:
-        session = store.create()
+    def create(request: Request, body: NewGame | None = None) -> dict:
+        body = body or NewGame()
+        client = request.client.host if request.client is not None else ""
+        session = store.create(client, body.seats, body.moves)
         with store.locked(session.id) as held:
-            if body is not None and (body.seats is not None or body.moves is not None):
-                held.new_game(body.seats, body.moves)
             return held.to_json()
 
     @app.get("/api/sessions/{session_id}")

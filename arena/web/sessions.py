@@ -10,6 +10,12 @@ or ``"opponent"`` (the ``--opponent`` player spec, when one is given). Values ar
 the page's evaluation is from the view of ``GameSession.view_side``: the human's seat when exactly
 one seat is human, else X.
 
+Dice: in a game with chance (Pig) nobody is asked to roll. Whenever a chance state is reached
+(after a decision, or at the end of a start position) the session draws its outcome with its own
+seeded generator (``GameSession.dice``) and records it among the moves, so a session's move list
+holds events in play order, as ``Game.parse_moves`` reads them (``arena.play_cli.state_after``
+replays them).
+
 Searches run one at a time in the whole process (``ModelService.search_lock``): the model and some
 opponents (the Connect Four solver's tables, alpha-beta's transposition table) are not safe to run
 from two threads at once, and the machine's cores are better spent on one search than split.
@@ -27,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from arena.model_player import make_model_player
-from arena.play_cli import PLAYER_SYMBOLS, result_text, verdict
+from arena.play_cli import PLAYER_SYMBOLS, event_players, parse_position, result_text, state_after, verdict
 from arena.players import Analysis
 from games.base import Game
 
@@ -35,6 +41,8 @@ HUMAN, MODEL, OPPONENT = "human", "model", "opponent"
 SEAT_KINDS = (HUMAN, MODEL, OPPONENT)
 #: longest move text a move request may carry (characters)
 MAX_MOVE_TEXT = 16
+#: most sessions one client address may hold at once (``SessionStore``)
+MAX_SESSIONS_PER_CLIENT = 32
 
 
 class RequestError(ValueError):
@@ -153,28 +161,34 @@ class GameSession:
         RequestError: from every public method, before any change, for a request it cannot take.
     """
 
-    def __init__(self, session_id: str, service: ModelService) -> None:
+    def __init__(
+        self, session_id: str, service: ModelService, seats: list[str] | None = None, moves: str | None = None,
+        client: str = "",
+    ) -> None:
+        start = new_game_request(service, seats, moves)  # refused before a seed or an opponent is spent
         self.id = session_id
+        self.client = client
         self.service = service
         self.game = service.game
         seed_sequence = service.session_seed()
-        model_seed, opponent_seed = seed_sequence.spawn(2)
+        model_seed, opponent_seed, dice_seed = seed_sequence.spawn(3)
         self.rng = np.random.default_rng(model_seed)
+        #: the session's dice: every chance outcome of its games is drawn from this generator
+        self.dice = np.random.default_rng(dice_seed)
         self.opponent = None
         if service.opponent_factory is not None:
             self.opponent = service.opponent_factory(int(opponent_seed.generate_state(1)[0]))
         self.seats: tuple[str, str] = service.default_seats
+        #: events from the start: decisions, and in a game with chance the outcomes rolled
         self.moves: list[int] = []
         self.start_length = 0
         self.search: Search | None = None
-        self.new_game(None, None)
+        self._start(*start)
 
     # ------------------------------------------------------------------------------ queries
     def state(self) -> tuple:
-        state = self.game.initial_state()
-        for action in self.moves:
-            state = self.game.result(state, action)
-        return state
+        """The position after every event (chance outcomes replayed as outcomes)."""
+        return state_after(self.game, self.moves)
 
     @property
     def view_side(self) -> int:
@@ -194,28 +208,30 @@ class GameSession:
     def new_game(self, seats: list[str] | None, moves: str | None) -> None:
         """Start again from ``moves`` (a move string; default: the service's) with ``seats``.
 
+        A start position that ends with a roll (Pig: ``r``) is rolled at once with the session's
+        dice.
+
         Raises:
-            RequestError: 400 for seats other than two of ``ModelService.seat_kinds`` or a move
-                string that does not parse (the game's message names the move).
+            RequestError: as ``new_game_request``.
         """
-        if seats is None:
-            seats = list(self.service.default_seats)
-        kinds = self.service.seat_kinds
-        if len(seats) != 2 or any(seat not in kinds for seat in seats):
-            raise RequestError(400, f"seats: expected two of {list(kinds)}, got {seats!r}"[:300])
-        text = self.service.default_moves if moves is None else moves
-        if len(text) > self.game.max_game_length:
-            raise RequestError(
-                400, f"moves: expected at most {self.game.max_game_length} moves, got {len(text)} characters"
-            )
-        try:
-            actions = self.game.parse_moves(text)
-        except ValueError as error:
-            raise RequestError(400, f"moves: {error}") from None
-        self.seats = (seats[0], seats[1])
-        self.moves = actions
-        self.start_length = len(actions)
+        self._start(*new_game_request(self.service, seats, moves))
+
+    def _start(self, seats: tuple[str, str], events: list[int]) -> None:
+        self.seats = seats
+        self.moves = events
+        self.start_length = len(events)
         self.search = None
+        self._roll()
+
+    def _roll(self) -> None:
+        """Play every chance state now reached with the session's dice (``Game.sample_chance``):
+        a player is never asked to move in one, and the page shows the outcome (``last_roll``)."""
+        game = self.game
+        state = self.state()
+        while game.is_chance_state(state):
+            outcome = int(game.sample_chance(np.asarray([state], dtype=np.int64), self.dice)[0])
+            self.moves.append(outcome)
+            state = game.chance_result(state, outcome)
 
     def move(self, text: str) -> None:
         """Play the human's move ``text`` (the game's notation, e.g. ``"4"``).
@@ -235,6 +251,7 @@ class GameSession:
             kind = "illegal" if text in every else "malformed"
             raise RequestError(400, f"{kind} move {text[:MAX_MOVE_TEXT]!r}; legal moves: {' '.join(legal)}")
         self.moves.append(legal[text])
+        self._roll()
 
     def advance(self, simulations: int | None) -> None:
         """Let the model or the opponent, whichever is to move, play one move.
@@ -259,6 +276,7 @@ class GameSession:
         if action not in self.game.actions(state):
             raise RuntimeError(f"{self.seat_name(to_move)} chose the illegal action {action}")
         self.moves.append(action)
+        self._roll()
 
     def hint(self, simulations: int | None) -> None:
         """Search the current position with the model; the page shows it and its move.
@@ -275,7 +293,8 @@ class GameSession:
     def undo(self) -> None:
         """Take back the last human move and the replies after it (with no human seat: one move).
 
-        Moves of the starting position are never taken back.
+        Moves of the starting position are never taken back. A roll is taken back with the
+        decision before it (undo stops only before a decision, so it never re-rolls the dice).
 
         Raises:
             RequestError: 409 when there is nothing to take back.
@@ -287,13 +306,13 @@ class GameSession:
 
     def _undo_cut(self) -> int:
         """How many moves stay after ``undo``; raises ``RequestError`` (409) as ``undo``."""
-        played = range(self.start_length, len(self.moves))
+        players = event_players(self.game, self.moves)
+        decisions = [ply for ply in range(self.start_length, len(self.moves)) if players[ply] != -1]
         if HUMAN not in self.seats:
-            if not played:
+            if not decisions:
                 raise RequestError(409, "nothing to undo: no move since the start")
-            return len(self.moves) - 1
-        movers = movers_of(self.game, self.moves)
-        human = [ply for ply in played if self.seats[movers[ply]] == HUMAN]
+            return decisions[-1]
+        human = [ply for ply in decisions if self.seats[players[ply]] == HUMAN]
         if not human:
             raise RequestError(409, "nothing to undo: no move of yours since the start")
         return human[-1]
@@ -327,7 +346,18 @@ class GameSession:
         over = game.terminal_test(state)
         legal = set(game.actions(state))
         view = game.board_view(state)
-        move_strings = [game.action_to_string(a) for a in self.moves]
+        players = event_players(game, self.moves)
+        move_strings = [
+            game.chance_outcome_to_string(event) if player == -1 else game.action_to_string(event)
+            for event, player in zip(self.moves, players)
+        ]
+        last_roll = None
+        decisions = [ply for ply, player in enumerate(players) if player != -1]
+        rolls = [ply for ply, player in enumerate(players) if player == -1]
+        if rolls:
+            ply = rolls[-1]
+            rolled_by = game.player(state_after(game, self.moves[:ply]))  # a chance state's player rolled
+            last_roll = {"ply": ply, "outcome": move_strings[ply], "player": rolled_by}
         board = None
         if view is not None:
             board = {
@@ -352,7 +382,8 @@ class GameSession:
             "moves": game.format_moves(self.moves),
             "move_list": move_strings,
             "last_move": move_strings[-1] if move_strings else None,
-            "last_target": None if view is None or not self.moves else view.action_targets[self.moves[-1]],
+            "last_target": None if view is None or not decisions else view.action_targets[self.moves[decisions[-1]]],
+            "last_roll": last_roll,
             "ply": len(self.moves),
             "start_ply": self.start_length,
             "to_move": None if over else to_move,
@@ -397,9 +428,7 @@ class GameSession:
         analysis = search.analysis
         side = self.view_side
         mover = analysis.to_move
-        state = game.initial_state()
-        for action in self.moves[: search.ply]:
-            state = game.result(state, action)
+        state = state_after(game, self.moves[: search.ply])
         searched = int(analysis.visit_counts.sum()) > 0
         network_value = analysis.network_value if side == mover else -analysis.network_value
         moves = []
@@ -432,28 +461,53 @@ class GameSession:
         }
 
 
-def movers_of(game: Game, actions: list[int]) -> list[int]:
-    """The player (0 or 1) who played each of ``actions``, from the start position."""
-    state = game.initial_state()
-    movers = []
-    for action in actions:
-        movers.append(game.player(state))
-        state = game.result(state, action)
-    return movers
+def new_game_request(service: ModelService, seats: list[str] | None, moves: str | None) -> tuple[tuple[str, str], list[int]]:
+    """Check a new game's ``seats`` and ``moves`` (None: the service's defaults), changing nothing.
+
+    Returns:
+        ``(seats, events)``: the two seats and the start position's events (``Game.parse_moves``).
+
+    Raises:
+        RequestError: 400 for seats other than two of ``ModelService.seat_kinds``, or a move string
+            longer than any game's (``arena.play_cli.move_text_limit``) or that does not parse (the
+            game's message names the move).
+    """
+    if seats is None:
+        seats = list(service.default_seats)
+    kinds = service.seat_kinds
+    if len(seats) != 2 or any(seat not in kinds for seat in seats):
+        raise RequestError(400, f"seats: expected two of {list(kinds)}, got {seats!r}"[:300])
+    text = service.default_moves if moves is None else moves
+    try:
+        events = parse_position(service.game, text)
+    except ValueError as error:
+        message = str(error)
+        raise RequestError(400, message if message.startswith("moves: ") else f"moves: {message}") from None
+    return (seats[0], seats[1]), events
 
 
 class SessionStore:
-    """Sessions by id, at most ``max_sessions`` (the least recently used one is dropped first).
+    """Sessions by id: at most ``max_sessions`` in all (the least recently used one is dropped
+    first) and at most ``max_per_client`` from one client address (the next create is refused).
 
-    Ids are unguessable (``secrets.token_urlsafe``), so one tab cannot reach another's game by
-    counting. Thread-safe.
+    The per-client cap keeps one client from creating sessions until other clients' games are
+    dropped from the store. Ids are unguessable (``secrets.token_urlsafe``), so one tab cannot
+    reach another's game by counting. Thread-safe.
+
+    Raises:
+        ValueError: if ``max_sessions`` or ``max_per_client`` is below 1.
     """
 
-    def __init__(self, service: ModelService, max_sessions: int = 256) -> None:
+    def __init__(
+        self, service: ModelService, max_sessions: int = 256, max_per_client: int = MAX_SESSIONS_PER_CLIENT
+    ) -> None:
         if max_sessions < 1:
             raise ValueError(f"max_sessions must be >= 1, got {max_sessions}")
+        if max_per_client < 1:
+            raise ValueError(f"max_per_client must be >= 1, got {max_per_client}")
         self.service = service
         self.max_sessions = max_sessions
+        self.max_per_client = max_per_client
         self._sessions: OrderedDict[str, GameSession] = OrderedDict()
         self._locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
@@ -461,15 +515,42 @@ class SessionStore:
     def __len__(self) -> int:
         return len(self._sessions)
 
-    def create(self) -> GameSession:
-        session = GameSession(secrets.token_urlsafe(12), self.service)
+    def count(self, client: str) -> int:
+        """Sessions held now by ``client`` (its address)."""
         with self._lock:
+            return sum(session.client == client for session in self._sessions.values())
+
+    def create(self, client: str = "", seats: list[str] | None = None, moves: str | None = None) -> GameSession:
+        """A new session of ``client`` (its address) with a new game (as ``GameSession.new_game``),
+        stored only once the request is known to be good.
+
+        Raises:
+            RequestError: 400 as ``new_game_request`` (nothing stored); 429 when ``client`` already
+                holds ``max_per_client`` sessions.
+        """
+        self._check_cap(client)
+        session = GameSession(secrets.token_urlsafe(12), self.service, seats, moves, client=client)
+        with self._lock:
+            self._check_cap_locked(client)  # another request of the client may have stored one meanwhile
             self._sessions[session.id] = session
             self._locks[session.id] = threading.Lock()
             while len(self._sessions) > self.max_sessions:
                 old, _ = self._sessions.popitem(last=False)
                 self._locks.pop(old, None)
         return session
+
+    def _check_cap(self, client: str) -> None:
+        with self._lock:
+            self._check_cap_locked(client)
+
+    def _check_cap_locked(self, client: str) -> None:
+        held = sum(session.client == client for session in self._sessions.values())
+        if held >= self.max_per_client:
+            raise RequestError(
+                429,
+                f"too many games from your address: {held} are open and {self.max_per_client} is the most; "
+                "play on in a tab you have open, or ask whoever runs the server to restart it",
+            )
 
     @contextmanager
     def locked(self, session_id: str) -> Iterator[GameSession]:

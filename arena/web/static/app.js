@@ -53,7 +53,8 @@ function showError(error) {
   $("message").textContent = error && error.message ? error.message : String(error);
   if (error && error.status === 404) {  // the server forgot our session (restart): start a new one
     sessionStorage.removeItem(storageKey());
-    return createSession();
+    // a refused new session (429: this address holds too many) is shown, and the queue goes on
+    return createSession().catch((failure) => { $("message").textContent = failure.message; });
   }
 }
 
@@ -135,6 +136,7 @@ function render() {
   board.dataset.ply = String(game.ply);
   board.classList.toggle("wait", game.turn !== "human" || inFlight !== null);
   drawStatus();
+  drawDice();
   drawSearch(game.search);
   const moves = $("moves");
   if (document.activeElement !== moves) moves.value = game.moves;
@@ -161,6 +163,20 @@ function drawStatus() {
   else if (inFlight === "hint") status.textContent = "The model is looking for a hint…";
   else if (game.turn === "human") status.textContent = name === "you" ? `Your move (${symbol}).` : `${symbol} to move (${name}).`;
   else status.textContent = `${capital(name)} (${symbol}) to move.`;
+}
+
+// A game with chance: the server rolls the dice whenever a roll is due; show the latest outcome.
+function drawDice() {
+  const dice = $("dice");
+  const roll = game.last_roll;
+  dice.hidden = roll === null;
+  dice.dataset.outcome = roll ? roll.outcome : "";
+  dice.dataset.ply = roll ? String(roll.ply) : "";
+  dice.replaceChildren();
+  if (!roll) return;
+  const who = game.seat_names[roll.player];
+  dice.append(`${capital(who)} (${info.symbols[roll.player]}) rolled `);
+  html("span", { class: "face" }, dice).textContent = roll.outcome;
 }
 
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -433,7 +449,7 @@ async function start() {
     if (!game) await createSession({});
     scheduleStep();
   } catch (error) {
-    $("status").textContent = "Cannot reach the server.";
+    $("status").textContent = error && error.status ? "No game." : "Cannot reach the server.";
     showError(error);
   }
 }
