@@ -32,11 +32,16 @@ import sys
 import numpy as np
 
 import games
+from arena.describe import PLAYER_SYMBOLS, result_text, verdict
 from arena.model_player import load_model, make_model_player  # noqa: F401  (load_model: the old import path)
 from arena.players import Analysis, parse_move_token
+from arena.poker_play import main as poker_main
+from arena.poker_play import wants_poker
+from arena.specs import build_player, parse_spec
+from arena.web.server import bind, is_loopback, serve
+from arena.web.sessions import HUMAN, MODEL, OPPONENT, ModelService
 from mcts.evaluators import symmetry_averaged
 
-PLAYER_SYMBOLS = ("X", "O")
 DEFAULT_SIMULATIONS = 200
 #: most simulations the engine accepts for one search (bounds memory and time)
 MAX_SIMULATIONS = 100_000
@@ -46,17 +51,6 @@ WEB_MAX_SIMULATIONS = 3200
 
 class UsageError(ValueError):
     """A bad command line; ``main`` prints it and returns 2."""
-
-
-def verdict(value_for_first: float) -> str:
-    """Plain words for a value in ``[-1, 1]`` from X's (the first player's) view."""
-    leader = "X" if value_for_first > 0 else "O"
-    size = abs(value_for_first)
-    if size >= 0.8:
-        return f"{leader} is winning"
-    if size >= 0.25:
-        return f"{leader} is better"
-    return "balanced"
 
 
 def evaluation_line(analysis: Analysis, side: int, side_label: str) -> str:
@@ -97,15 +91,6 @@ class _NullWriter:
 
     def flush(self) -> None:
         pass
-
-
-def result_text(game, state: tuple) -> str:
-    utility = game.utility(state, 0)
-    if utility > 0:
-        return "X wins (1-0)"
-    if utility < 0:
-        return "O wins (0-1)"
-    return "draw (1/2-1/2)"
 
 
 def _write(stream, text: str) -> None:
@@ -481,13 +466,9 @@ def _parser() -> argparse.ArgumentParser:
 def serve_web(args, game, evaluate_fn, stdout) -> int:
     """``play --web``: serve the page and its API until Ctrl-C (docs/web.md)."""
     from arena.web.app import create_app
-    from arena.web.server import bind, is_loopback, serve
-    from arena.web.sessions import HUMAN, MODEL, OPPONENT, ModelService
 
     opponent_factory, opponent_name = None, ""
     if args.opponent is not None:
-        from arena.specs import build_player, parse_spec
-
         spec = parse_spec(args.opponent)
         if spec.kind != "human":
             build_player(spec, game, seed=0)  # a bad spec or model stops here, before serving
@@ -530,10 +511,8 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
         if hasattr(stdin, "reconfigure"):
             stdin.reconfigure(errors="replace")
     stdout = stdout if stdout is not None else sys.stdout
-    from arena.poker_play import wants_poker
 
     if wants_poker(sys.argv[1:] if argv is None else argv):  # Kuhn, Leduc: arena/poker_play.py
-        from arena.poker_play import main as poker_main
 
         return poker_main(argv, stdin, stdout)
     args = _parser().parse_args(argv)
@@ -556,8 +535,6 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
         model = make_model_player(evaluate_fn, args.sims, int(seeds[0].generate_state(1)[0]))
         opponent = None
         if args.opponent is not None:
-            from arena.specs import build_player, parse_spec
-
             spec = parse_spec(args.opponent)
             if spec.kind != "human":
                 opponent = build_player(spec, game, seed=int(seeds[1].generate_state(1)[0]))

@@ -29,6 +29,7 @@ import numpy as np
 import torch
 
 from games.checks import is_int
+from networks import build_network
 from networks.atomic import atomic_torch_save
 from networks.config import NetworkConfig
 from networks.model_utils import unwrap_model
@@ -247,8 +248,6 @@ def model_from_payload(
 
     Arguments and errors as :func:`load_model`; ``source`` names the origin in messages.
     """
-    from networks import build_network
-
     required = ("game", "observation_shape", "num_actions", "network", "state_dict")
     missing_fields = [key for key in required if key not in payload]
     if missing_fields:

@@ -41,6 +41,7 @@ from networks.onnx_evaluator import (
     OUTPUT_NAMES,
     SIDECAR_FILE,
     WEIGHTS_FILE,
+    OnnxEvaluator,
     load_exported,
     read_sidecar,
     sha256_file,
@@ -120,8 +121,6 @@ def onnx_runtime_evaluator(model: torch.nn.Module, game, network: NetworkConfig 
         ValueError: if ``threads`` < 1, or as :func:`onnx_bytes`.
     """
     import onnxruntime
-
-    from networks.onnx_evaluator import OnnxEvaluator
 
     if not is_int(threads) or threads < 1:
         raise ValueError(f"threads: expected an int >= 1, got {threads!r}")

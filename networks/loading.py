@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from networks.onnx_evaluator import ONNX_FILE, SIDECAR_FILE, WEIGHTS_FILE
+from networks.onnx_evaluator import ONNX_FILE, SIDECAR_FILE, WEIGHTS_FILE, load_exported
 
 
 def is_export(path: str | os.PathLike) -> bool:
@@ -61,8 +61,6 @@ def load_evaluator(
     if backend == "onnx" and not exported:
         raise ValueError(f"{path}: backend 'onnx' needs an export folder (export-model CHECKPOINT OUT_DIR)")
     if exported and backend in ("auto", "onnx"):
-        from networks.onnx_evaluator import load_exported
-
         return load_exported(path, expected_game=expected_game, num_threads=num_threads)
     from networks.evaluator import TorchEvaluator
 

@@ -9,6 +9,7 @@ import torch
 import games
 from arena.gating import GatingWorker, gate_decision, weights_hash
 from arena.network_match import run_network_match
+from arena.positions import position_sets
 from mcts import PUCTConfig, uniform_evaluator
 from networks import build_network
 from networks.config import NetworkConfig
@@ -166,7 +167,7 @@ def test_onnx_and_torch_arena_runtimes_play_the_same_gating_match_and_measure_th
     assert counts["onnx"] == counts["torch"]
     assert sum(counts["onnx"]) == 10 and results["onnx"].sample_game == results["torch"].sample_game
     rates = {runtime: worker.mistake_rates(1, a)["rates"] for runtime, worker in workers.items()}
-    assert rates["onnx"] == rates["torch"] and set(rates["onnx"]) == set(game.labelled_set_names())
+    assert rates["onnx"] == rates["torch"] and set(rates["onnx"]) == set(position_sets(game).labelled_set_names())
 
 
 def test_onnx_arena_exports_each_set_of_weights_once_and_again_after_a_change():

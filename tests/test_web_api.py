@@ -373,7 +373,7 @@ def test_an_opponent_spec_plays_a_seat(connect4_model):
 def test_a_game_without_a_grid_gets_its_text_and_a_button_per_move(monkeypatch):
     from example_game import ConnectThree  # the guide's worked example: no board_view
 
-    monkeypatch.setitem(games._REGISTRY, "connect3", ("example_game", "ConnectThree"))
+    monkeypatch.setitem(games._REGISTRY, "connect3", games.GameEntry("example_game.ConnectThree"))
     game = ConnectThree()
     service = ModelService(game, uniform_evaluator, default_simulations=4)
     with TestClient(create_app(service)) as client:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from networks import build_network
+
 
 def model_from(weights: dict, network_config, game):
     """The network of ``network_config`` for ``game`` holding ``weights`` (numpy arrays), in eval mode."""
     import torch
-
-    from networks import build_network
 
     model = build_network(network_config, game.observation_shape, game.num_actions)
     model.load_state_dict({name: torch.as_tensor(value) for name, value in weights.items()})

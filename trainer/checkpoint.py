@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -549,8 +550,6 @@ def restore_checkpoint(
 
 def code_version() -> str:
     """The git commit of the code, or "unknown" outside a checkout."""
-    import subprocess
-
     try:
         out = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True, text=True,

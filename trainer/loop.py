@@ -29,7 +29,10 @@ from pathlib import Path
 import numpy as np
 
 import games
+from networks import build_network
+from networks.atomic import atomic_write_json
 from trainer import checkpoint as ckpt
+from trainer.best_model import write_best
 from trainer.config import (
     TrainSchema,
     arena_puct,
@@ -43,10 +46,12 @@ from trainer.config import (
 )
 from trainer.counters import RunCounters
 from trainer.faults import FaultPlan
+from trainer.metrics import flat_hparams
 from trainer.reporting import RunReport
 from trainer.resume import check_resume_compatible
 from trainer.schedule import Schedule
 from trainer.signals import StopRequest, install_stop_handlers, restore_handlers
+from trainer.status import StatusDisplay
 
 log = logging.getLogger(__name__)
 
@@ -129,8 +134,6 @@ class TrainingRun:
     def _setup_learner(self):
         import torch
 
-        from networks import build_network
-
         tr = self.config.trainer
         torch.set_num_threads(tr.torch_threads)
         torch.manual_seed(self.config.run.seed)
@@ -205,8 +208,6 @@ class TrainingRun:
 
     def _write_best(self) -> None:
         """``best/``: the promoted model (``trainer/best_model.py``)."""
-        from trainer.best_model import write_best
-
         extra = {
             # the learner step these weights were taken at (the best version is that step)
             "training_step": int(self.counters.best_version),
@@ -528,10 +529,6 @@ class TrainingRun:
 
     def run(self) -> RunSummary:
         import ray
-
-        from networks.atomic import atomic_write_json
-        from trainer.metrics import flat_hparams
-        from trainer.status import StatusDisplay
 
         run = self.config.run
         self.started = time.monotonic()

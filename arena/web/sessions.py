@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from arena.describe import PLAYER_SYMBOLS, result_text, verdict
 from arena.model_player import make_model_player
-from arena.play_cli import PLAYER_SYMBOLS, event_players, parse_position, result_text, state_after, verdict
+from arena.play_cli import event_players, parse_position, state_after
 from arena.players import Analysis
 from games.base import Game
 

@@ -35,24 +35,16 @@ from pathlib import Path
 
 import numpy as np
 
+from games.connect4.book import load_book
 from games.connect4.layout import (
-    BOARD_MASK,
-    BOTTOM_MASK,
-    COLUMN_BITS,
-    HEIGHT,
     NUM_CELLS,
     WIDTH,
     has_four,
     move_bit,
     top_mask,
 )
-from games.connect4.layout import winning_cells as _winning_cells
 from games.connect4.solver_kernels import (
-    COLUMN_ORDER,
     DEFAULT_TT_SIZE,
-    MAX_SCORE,
-    MIN_SCORE,
-    NO_OUTCOME,
     NO_SCORE,
     _analyze,
     _move_reaches,
@@ -153,8 +145,6 @@ class Solver:
         self.reset()  # touch every page now, not during the first search
         self.use_mirror = bool(use_mirror)
         if use_book:
-            from games.connect4.book import load_book
-
             self.book_keys, self.book_values, self.book_depth = load_book(book_path)
         else:
             self.book_keys = np.zeros(0, dtype=np.int64)

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from games.pig.game import DEFAULT_DIE, DEFAULT_GOAL, MAX_DIE
+from games.pig.solver import solve
 
 ACTION_NAMES = ("roll", "hold")
 
@@ -84,8 +85,6 @@ def main(
         stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
     stdout = sys.stdout if stdout is None else stdout
     stderr = sys.stderr if stderr is None else stderr
-
-    from games.pig.solver import solve
 
     solver = solve(args.goal, args.die)
     bad = 0

@@ -8,7 +8,7 @@ on these sets. The data carry no licence, so they are not in this repository: th
 a folder beside the checkout, ``../shared/data/connect4/`` (or ``$TABULA_PONS_DIR``), and every
 user of them skips or says so when it is absent.
 
-A mistake (``games.labelled``) needs the outcome of every legal move, not only the position's
+A mistake (``arena.positions.labelled``) needs the outcome of every legal move, not only the position's
 score. Those labels come from the project's solver with a weak solve
 (``Solver.outcomes``: one ``(-1, 1)`` window search per move, Pons part 7), computed independently
 of the file's score, and are cached outside the repository, because the begin sets cost seconds
@@ -46,7 +46,10 @@ from pathlib import Path
 
 import numpy as np
 
+from arena.positions.labelled import LabelledSet
+from games.connect4.game import ConnectFour
 from games.connect4.layout import WIDTH
+from games.connect4.solver import Solver
 
 #: set name -> Pons' file name, in Pons' order
 SETS = {
@@ -59,7 +62,7 @@ SETS = {
 }
 #: name of the group of all six sets
 GROUP = "pons"
-#: outcome code of a full column (``games.labelled.ILLEGAL``)
+#: outcome code of a full column (``arena.positions.labelled.ILLEGAL``)
 NO_OUTCOME = -2
 
 _REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -264,8 +267,6 @@ def label_set(
     labels = list(load_labels(pons_file))
     start = len(labels)
     if solver is None:
-        from games.connect4.solver import Solver
-
         solver = Solver()
     spent = 0.0
     last_save = time.monotonic()
@@ -300,7 +301,7 @@ def label_set(
 
 
 def labelled_set(name: str, game=None):
-    """The labelled lines of set ``name`` from the cache, as a ``games.labelled.LabelledSet``
+    """The labelled lines of set ``name`` from the cache, as a ``arena.positions.labelled.LabelledSet``
     named ``name`` (fewer than 1000 positions when only a prefix is labelled). Never searches.
 
     Raises:
@@ -308,8 +309,6 @@ def labelled_set(name: str, game=None):
             message gives the command that labels it).
         FileNotFoundError: as :func:`read_set`.
     """
-    from games.labelled import LabelledSet
-
     pons_file = read_set(name)
     outcomes = load_labels(pons_file)
     if not len(outcomes):
@@ -318,8 +317,6 @@ def labelled_set(name: str, game=None):
             f"python scripts/label_pons_sets.py --set {name} [--limit N]"
         )
     if game is None:
-        from games.connect4.game import ConnectFour
-
         game = ConnectFour()
     moves = pons_file.moves[: len(outcomes)]
     return LabelledSet(name, moves, game.states_from_moves(moves), outcomes)
