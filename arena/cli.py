@@ -41,7 +41,7 @@ from arena.players import HumanQuit, MCTSPlayer
 from arena.policy_compare import main as compare_main
 from arena.positions import position_sets
 from arena.specs import build_player, parse_spec
-from networks.atomic import atomic_write_text
+from games.atomic import atomic_write_text
 from networks.onnx_evaluator import read_sidecar
 
 DEFAULT_GAMES = 20
@@ -70,7 +70,7 @@ def _format_elo(value: float) -> str:
 
 
 def _write_json_atomic(path: str, payload: dict) -> None:
-    """``payload`` as JSON (infinite Elo as ``Infinity``) at ``path``, atomically (networks/atomic.py)."""
+    """``payload`` as JSON (infinite Elo as ``Infinity``) at ``path``, atomically (games/atomic.py)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(target, json.dumps(payload, indent=1) + "\n")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 import numpy as np
+import torch
 
 import games
 from arena.accuracy import labelled_sets, network_mistake_rates
@@ -23,6 +24,8 @@ from arena.positions import position_sets
 from mcts import as_puct_config
 from networks import build_network
 from networks.config import INFERENCE_RUNTIMES, as_network_config
+from networks.evaluator import TorchEvaluator
+from networks.export import onnx_runtime_evaluator
 from networks.model_utils import weights_hash
 
 
@@ -102,10 +105,6 @@ class GatingWorker:
         extra_labelled_sets: tuple = (),
         inference: str = "onnx",
     ) -> None:
-        import torch
-
-        from networks.evaluator import TorchEvaluator
-
         if inference not in INFERENCE_RUNTIMES:
             raise ValueError(f"inference: expected one of {list(INFERENCE_RUNTIMES)}, got {inference!r}")
         torch.set_num_threads(max(1, int(torch_threads)))
@@ -171,8 +170,6 @@ class GatingWorker:
             return evaluator.evaluate
         cached = self._runtimes.get(role)
         if cached is None or cached[0] != weights_key:
-            from networks.export import onnx_runtime_evaluator
-
             runtime = onnx_runtime_evaluator(evaluator.model, self.game, self.network_config, self.threads)
             self._runtimes[role] = cached = (weights_key, runtime)
         return cached[1].evaluate

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 import games
-from networks.atomic import atomic_write_text
+from games.atomic import atomic_write_text
 from search.best_response import check_policy
 from search.game_tree import GameTree, build_tree
 
@@ -48,7 +48,7 @@ def policy_to_json(tree: GameTree, policy: np.ndarray) -> dict:
 
 
 def write_policy(path: str | Path, tree: GameTree, policy: np.ndarray) -> Path:
-    """Write the policy JSON atomically (networks/atomic.py), one information state a line.
+    """Write the policy JSON atomically (games/atomic.py), one information state a line.
 
     Raises:
         ValueError: for a bad policy; FileNotFoundError: if the folder does not exist.

@@ -1,6 +1,6 @@
 """Export a network for deployment: ONNX graph, safetensors weights and a JSON sidecar.
 
-``export_model`` writes three files into a folder, each atomically (:mod:`networks.atomic`), the
+``export_model`` writes three files into a folder, each atomically (:mod:`games.atomic`), the
 sidecar last so that its SHA-256 entries describe complete files:
 
 * ``model.onnx``: ONNX opset ``OPSET`` (>= 17), input ``observation`` ``[batch, C, H, W]`` float32,
@@ -28,9 +28,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from games.atomic import atomic_write_bytes, atomic_write_json
 from games.checks import is_int
-from networks.atomic import atomic_write_bytes, atomic_write_json
-from networks.checkpoint import ModelMetadata, check_plain
+from networks.checkpoint import FORMAT, FORMAT_VERSION, ModelMetadata, check_plain, model_from_payload
 from networks.config import NetworkConfig
 from networks.model_utils import unwrap_model
 from networks.onnx_evaluator import (
@@ -277,8 +277,6 @@ def load_exported_torch(path: str | os.PathLike, expected_game=None) -> tuple[to
     """
     from safetensors import SafetensorError
     from safetensors.torch import load_file
-
-    from networks.checkpoint import FORMAT, FORMAT_VERSION, model_from_payload
 
     sidecar = read_sidecar(path)
     folder = Path(path) if Path(path).is_dir() else Path(path).parent

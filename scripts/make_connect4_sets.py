@@ -160,7 +160,7 @@ def play_game(source: str, solver: Solver, rng: np.random.Generator, perfect_fro
 
 
 def write_set(path: Path, rows: list[tuple[str, list[int | None]]], header: list[str]) -> None:
-    from networks.atomic import atomic_write_text
+    from games.atomic import atomic_write_text
 
     text = "".join(f"# {line}\n" for line in header) + "".join(
         moves + " " + " ".join("-" if s is None else str(s) for s in scores) + "\n" for moves, scores in rows

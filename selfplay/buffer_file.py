@@ -2,7 +2,7 @@
 
 Arrays are stored as entries; every other value (counters, the game's name, the generator's state)
 as one JSON string ``meta_json``, so the file loads with ``allow_pickle=False``. It is written
-atomically (``networks/atomic.py``).
+atomically (``games/atomic.py``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from networks.atomic import atomic_write
+from games.atomic import atomic_write
 
 #: ``format`` field of a saved buffer; bumped when the layout changes.
 BUFFER_FORMAT = "tabula-rasa-replay-buffer"

@@ -6,10 +6,11 @@
   imports from its own package's ``__init__``, which imports it back, is a circle.
 * Arrows point downward: ``games`` imports nothing of the product above it, ``search`` and
   ``mcts`` nothing but ``games``, and ``arena`` never ``selfplay`` or ``trainer``.
-* Imports sit at the top of a module. A function-local import is kept only for an optional or
-  heavy dependency (``OPTIONAL_DEPENDENCIES``), or for a product module that imports one at its
-  top (``networks.evaluator`` brings torch), so that importing a light module stays light: the
-  arena and ``play`` run an exported model without torch.
+* Imports sit at the top of a module. A function-local import is kept only where it brings an
+  optional or heavy dependency (``OPTIONAL_DEPENDENCIES``: directly, or through a product module
+  that imports one at its top, as ``networks.evaluator`` brings torch) that importing the module
+  does not already bring, so that a light module stays light: the arena and ``play`` run an
+  exported model without torch, and ``games`` never loads OpenSpiel until a game asks for it.
 """
 
 from __future__ import annotations
@@ -125,19 +126,39 @@ def _top_level_imports(path: Path, module: str) -> list[str]:
     return names
 
 
-def heavy_modules(modules: dict[str, Path]) -> set[str]:
-    """The product modules whose module-level imports reach an ``OPTIONAL_DEPENDENCIES`` package,
-    directly or through other product modules (importing one of them imports, say, torch)."""
+def _module_of(name: str, modules: dict[str, Path]) -> str | None:
+    while name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def dependencies_on_import(modules: dict[str, Path]) -> dict[str, set[str]]:
+    """``{module: the OPTIONAL_DEPENDENCIES that importing it imports}``, through its module-level
+    imports and theirs (function bodies do not run on import)."""
     imports = {module: _top_level_imports(path, module) for module, path in modules.items()}
-    heavy = {m for m, names in imports.items() if any(n.split(".")[0] in OPTIONAL_DEPENDENCIES for n in names)}
+    reached = {
+        module: {name.split(".")[0] for name in names if name.split(".")[0] in OPTIONAL_DEPENDENCIES}
+        for module, names in imports.items()
+    }
     changed = True
     while changed:
         changed = False
         for module, names in imports.items():
-            if module not in heavy and any(n in heavy for n in names):
-                heavy.add(module)
-                changed = True
-    return heavy
+            for name in names:
+                other = _module_of(name, modules)
+                if other and other != module and not reached[other] <= reached[module]:
+                    reached[module] |= reached[other]
+                    changed = True
+    return reached
+
+
+def dependencies_of_name(name: str, modules: dict[str, Path], reached: dict[str, set[str]]) -> set[str]:
+    """The OPTIONAL_DEPENDENCIES that importing ``name`` (a dotted name) imports."""
+    top = name.split(".")[0]
+    if top in OPTIONAL_DEPENDENCIES:
+        return {top}
+    module = _module_of(name, modules)
+    return set(reached[module]) if module else set()
 
 
 def local_imports(modules: dict[str, Path]) -> list[tuple[str, int, str]]:
@@ -199,14 +220,23 @@ def test_a_circle_hidden_in_a_function_is_found(tmp_path):
     assert local_imports(modules) == [("arena.cli", 2, "torch"), ("arena.cli", 3, "arena"), ("games.game", 2, "games.positions")]
 
 
-def test_a_module_importing_torch_at_its_top_is_heavy_and_so_is_its_importer(tmp_path):
+def test_optional_dependencies_are_followed_through_module_level_imports_only(tmp_path):
     modules = _write(tmp_path, {
         "networks/__init__.py": "",
         "networks/evaluator.py": "import torch\n",
-        "networks/loading.py": "from networks.evaluator import TorchEvaluator\n",
+        "networks/loading.py": "from networks.evaluator import TorchEvaluator\nimport ray.util\n",
         "networks/config.py": "import json\ndef load():\n    import torch\n",
     })
-    assert heavy_modules(modules) == {"networks.evaluator", "networks.loading"}
+    reached = dependencies_on_import(modules)
+    assert reached == {
+        "networks": set(),
+        "networks.config": set(),
+        "networks.evaluator": {"torch"},
+        "networks.loading": {"ray", "torch"},
+    }
+    assert dependencies_of_name("networks.loading", modules, reached) == {"ray", "torch"}
+    assert dependencies_of_name("onnxruntime", modules, reached) == {"onnxruntime"}
+    assert dependencies_of_name("networks.config", modules, reached) == set()
 
 
 def test_relative_imports_resolve_to_their_modules(tmp_path):
@@ -259,11 +289,13 @@ def test_arena_never_imports_selfplay_or_trainer(graph, package):
 
 
 def test_function_local_imports_are_only_for_optional_dependencies():
+    """Each import inside a function brings an optional dependency that importing its module does
+    not already bring; any other import belongs at the top."""
     modules = product_modules()
-    heavy = heavy_modules(modules)
+    reached = dependencies_on_import(modules)
     hidden = [
         f"{module}:{line} imports {name}"
         for module, line, name in local_imports(modules)
-        if name.split(".")[0] not in OPTIONAL_DEPENDENCIES and name not in heavy
+        if not dependencies_of_name(name, modules, reached) - reached[module]
     ]
     assert hidden == []

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 import games
+from arena import gating
 from arena.gating import GatingWorker, gate_decision, weights_hash
 from arena.network_match import run_network_match
 from arena.positions import position_sets
@@ -129,16 +130,14 @@ def test_gating_worker_pairs_its_openings_by_colour(monkeypatch):
     a = build_network(_tiny_config(), game.observation_shape, game.num_actions).state_dict()
     b = build_network(_tiny_config(), game.observation_shape, game.num_actions).state_dict()
     worker = GatingWorker("tictactoe", _tiny_config().to_dict(), {"num_simulations": 4}, 6, 0.55, 2, seed=4)
-    from arena import network_match
-
     played = []
-    original = network_match.run_network_match
+    original = gating.run_network_match
 
     def recording(*args, **kwargs):
         played.append(original(*args, **kwargs))
         return played[-1]
 
-    monkeypatch.setattr(network_match, "run_network_match", recording)
+    monkeypatch.setattr(gating, "run_network_match", recording)
     result = worker.gate(1, a, 0, b)
     (match,) = played
     assert (result.wins, result.draws, result.losses) == (match.wins, match.draws, match.losses)

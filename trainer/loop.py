@@ -27,10 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import torch
 
 import games
+from games.atomic import atomic_write_json
 from networks import build_network
-from networks.atomic import atomic_write_json
 from trainer import checkpoint as ckpt
 from trainer.best_model import write_best
 from trainer.config import (
@@ -46,6 +47,7 @@ from trainer.config import (
 )
 from trainer.counters import RunCounters
 from trainer.faults import FaultPlan
+from trainer.learner import Learner
 from trainer.metrics import flat_hparams
 from trainer.reporting import RunReport
 from trainer.resume import check_resume_compatible
@@ -75,8 +77,6 @@ class RunSummary:
 
 def make_learner(config: TrainSchema, model):
     """The ``trainer.learner.Learner`` that ``config.trainer`` describes, for ``model``."""
-    from trainer.learner import Learner
-
     return Learner.from_config(model, learner_config(config))
 
 
@@ -132,8 +132,6 @@ class TrainingRun:
 
     # ------------------------------------------------------------------ set-up
     def _setup_learner(self):
-        import torch
-
         tr = self.config.trainer
         torch.set_num_threads(tr.torch_threads)
         torch.manual_seed(self.config.run.seed)
@@ -170,8 +168,6 @@ class TrainingRun:
         )
 
     def _new_worker(self):
-        import torch
-
         from trainer.actors import SelfPlayActor
 
         sp = self.config.selfplay
@@ -606,6 +602,4 @@ class TrainingRun:
 
 
 def _tensor(value):
-    import torch
-
     return torch.as_tensor(np.asarray(value))

@@ -21,9 +21,8 @@ to minutes of CPU a position:
   column) and ``sha1`` (of the set file's bytes when last written, for reference). An entry
   belongs to a set and a line number, and holds while that line holds the same moves (a label
   depends on the moves only); a changed line drops its entry and every later one;
-* written atomically (a temporary file in the same folder, flushed, ``fsync``-ed, then
-  ``os.replace``: the protocol of ``networks/atomic.py``, which ``games`` may not import), so a
-  reader sees the old cache or the new one, and a labelling run that is stopped keeps every
+* written atomically (``games/atomic.py``: a temporary file in the same folder, flushed,
+  ``fsync``-ed, then ``os.replace``), so a reader sees the old cache or the new one, and a labelling run that is stopped keeps every
   position saved before it.
 
 Labels are added by ``scripts/label_pons_sets.py`` (``label_set`` here); reading a set
@@ -39,7 +38,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from arena.positions.labelled import LabelledSet
+from games.atomic import atomic_write
 from games.connect4.game import ConnectFour
 from games.connect4.layout import WIDTH
 from games.connect4.solver import Solver
@@ -219,23 +218,10 @@ def save_labels(pons_file: PonsFile, outcomes: np.ndarray) -> Path:
 
 
 def write_npz_atomically(path: Path, **arrays) -> Path:
-    """Write ``arrays`` to the ``.npz`` file ``path``: a temporary file in the same folder,
-    flushed, ``fsync``-ed, then ``os.replace`` (the module doc's protocol). Creates the folder."""
+    """Write ``arrays`` to the ``.npz`` file ``path`` atomically (``games.atomic.atomic_write``).
+    Creates the folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            np.savez(handle, **arrays)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
-        raise
-    return path
+    return atomic_write(path, lambda handle: np.savez(handle, **arrays))
 
 
 # --------------------------------------------------------------------------- labelling

@@ -133,7 +133,7 @@ def markdown(report: dict) -> str:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    from networks.atomic import atomic_write_text
+    from games.atomic import atomic_write_text
 
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, text)
