@@ -37,14 +37,23 @@ import numpy as np
 
 from games.connect4.book import load_book
 from games.connect4.layout import (
+    BOARD_MASK,
+    BOTTOM_MASK,
+    COLUMN_BITS,
+    HEIGHT,
     NUM_CELLS,
     WIDTH,
     has_four,
     move_bit,
     top_mask,
 )
+from games.connect4.layout import winning_cells as _winning_cells
 from games.connect4.solver_kernels import (
+    COLUMN_ORDER,
     DEFAULT_TT_SIZE,
+    MAX_SCORE,
+    MIN_SCORE,
+    NO_OUTCOME,
     NO_SCORE,
     _analyze,
     _move_reaches,

@@ -93,7 +93,7 @@ def markdown(report: dict) -> str:
         "# Exercise 1: alpha-beta on Connect Four, with and without move ordering",
         "",
         (
-            f"Iterative deepening with the heuristic evaluation (`search.heuristics.connect4_evaluate`), "
+            f"Iterative deepening with the heuristic evaluation (`games.connect4.heuristic.evaluate`), "
             f"{report['time_limit_s']:g} s per position. *Ordered*: transposition-table move, killer moves, "
             "history heuristic, centre-first. *Unordered*: columns left to right (the transposition table "
             "still cuts off). *Nodes to depth d*: nodes of iterations 1..d, d the deepest depth both runs "
