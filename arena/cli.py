@@ -42,6 +42,7 @@ from arena.policy_compare import main as compare_main
 from arena.positions import position_sets
 from arena.specs import build_player, parse_spec
 from games.atomic import atomic_write_text
+from games.checks import int_argument
 from networks.onnx_evaluator import read_sidecar
 
 DEFAULT_GAMES = 20
@@ -76,33 +77,13 @@ def _write_json_atomic(path: str, payload: dict) -> None:
     atomic_write_text(target, json.dumps(payload, indent=1) + "\n")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
-    return value
-
-
 def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--game", default=None, type=games.game_name_argument,
         help="game id (default: the game of the first model=PATH player, else connect4)",
     )
     parser.add_argument(
-        "--seed", type=_non_negative_int, default=0, help="seed of openings and players (default 0)"
+        "--seed", type=int_argument(0), default=0, help="seed of openings and players (default 0)"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
 
@@ -119,13 +100,13 @@ def _match_parser() -> argparse.ArgumentParser:
     parser.add_argument("--ladder", nargs="+", metavar="PLAYER", help="round robin between these specs")
     parser.add_argument(
         "--games",
-        type=_positive_int,
+        type=int_argument(1),
         default=DEFAULT_GAMES,
         help=f"games per match, colours alternated (default {DEFAULT_GAMES})",
     )
     parser.add_argument(
         "--opening-plies",
-        type=_non_negative_int,
+        type=int_argument(0),
         default=None,
         help="seeded random plies opening each pair of games (default 1 for tictactoe, 2 for connect4)",
     )
@@ -169,7 +150,7 @@ def _accuracy_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="a file of labelled positions in the game's format (Connect Four: arena/positions/connect4; repeatable)",
     )
-    parser.add_argument("--limit", type=_positive_int, help="use the first N positions of each set")
+    parser.add_argument("--limit", type=int_argument(1), help="use the first N positions of each set")
     parser.add_argument(
         "--chosen-moves",
         action="store_true",
@@ -178,7 +159,7 @@ def _accuracy_parser() -> argparse.ArgumentParser:
         "cost 23 CPU s a position). The random player's rate is not reported.",
     )
     parser.add_argument(
-        "--workers", type=_positive_int, default=1, help="with --chosen-moves: processes solving at once"
+        "--workers", type=int_argument(1), default=1, help="with --chosen-moves: processes solving at once"
     )
     _common_options(parser)
     return parser
