@@ -92,7 +92,7 @@ class _progress:
     def __init__(self, enabled: bool, total: int):
         self.bar = None
         if enabled and sys.stderr.isatty() and total >= 100:
-            from rich.console import Console
+            from rich.console import Console  # heavy dependency (rich): imported where it is used
             from rich.progress import Progress
 
             self.bar = Progress(console=Console(file=sys.stderr), transient=True)

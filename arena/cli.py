@@ -59,7 +59,7 @@ SPEC_HELP = """player specs (every kind also takes seed=INT):
 
 
 def _console(stream):
-    from rich.console import Console
+    from rich.console import Console  # heavy dependency (rich): imported where it is used
 
     return Console(file=stream, width=110, highlight=False, soft_wrap=True)
 
@@ -224,6 +224,7 @@ def _game_of_models(specs: list[str]) -> str:
             if path.is_dir() or path.name in ("model.json", "model.onnx"):
                 return str(read_sidecar(path)["game"]["name"])
             if path.is_file():
+                # heavy dependency (torch): imported where it is used
                 from networks.checkpoint import load_model
 
                 return load_model(path)[1].game_name
@@ -262,7 +263,7 @@ def _match(args) -> int:
 
 
 def _print_match(result, args) -> None:
-    from rich.table import Table
+    from rich.table import Table  # heavy dependency (rich): imported where it is used
 
     stats = result.statistics(args.confidence)
     console = _console(sys.stdout)
@@ -284,7 +285,7 @@ def _print_match(result, args) -> None:
 
 
 def _ladder(args) -> int:
-    from rich.table import Table
+    from rich.table import Table  # heavy dependency (rich): imported where it is used
 
     game = games.make(args.game)
     specs, players, rng = _players(args.ladder, game, args.seed)
@@ -343,7 +344,7 @@ def _ladder(args) -> int:
 
 
 def _accuracy(args) -> int:
-    from rich.table import Table
+    from rich.table import Table  # heavy dependency (rich): imported where it is used
 
     game = games.make(args.game)
     _, (player,), _ = _players([args.player], game, args.seed)
@@ -406,7 +407,7 @@ def _accuracy(args) -> int:
 
 def _chosen_move_accuracy(args, game, choose) -> int:
     """``arena accuracy --chosen-moves``: every line of the named sets, only the chosen moves solved."""
-    from rich.table import Table
+    from rich.table import Table  # heavy dependency (rich): imported where it is used
 
     known = position_sets(game).chosen_move_set_names()
     if not known or args.set_files:

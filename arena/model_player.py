@@ -34,11 +34,12 @@ def load_model(path: str, game_name: str | None = None, num_threads: int | None 
             raise ValueError(f"{path}: the model plays {model_game!r}, not {game_name!r}")
         game = games.make(model_game)
         return game, load_exported(path, expected_game=game, num_threads=num_threads).evaluate
+    # heavy dependency (torch): imported where it is used
     from networks.checkpoint import load_model as load_weights
-    from networks.evaluator import TorchEvaluator
+    from networks.evaluator import TorchEvaluator  # heavy dependency (torch): imported where it is used
 
     if num_threads is not None:
-        import torch
+        import torch  # heavy dependency (torch): imported where it is used
 
         torch.set_num_threads(int(num_threads))
     model, metadata = load_weights(path, expected_game=game_name)

@@ -68,7 +68,7 @@ def evaluation_line(analysis: Analysis, side: int, side_label: str) -> str:
 
 def policy_table(game, state: tuple, analysis: Analysis) -> str:
     """The model's priors (and visit counts, after a search) for each legal move, as text."""
-    from rich.console import Console
+    from rich.console import Console  # heavy dependency (rich): imported where it is used
     from rich.table import Table
 
     legal = game.actions(state)
@@ -465,7 +465,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def serve_web(args, game, evaluate_fn, stdout) -> int:
     """``play --web``: serve the page and its API until Ctrl-C (docs/web.md)."""
-    from arena.web.app import create_app
+    from arena.web.app import create_app  # heavy dependency (fastapi, starlette): imported where it is used
 
     opponent_factory, opponent_name = None, ""
     if args.opponent is not None:

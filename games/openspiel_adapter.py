@@ -53,7 +53,7 @@ def import_pyspiel():
         ValueError: if ``open_spiel`` is not installed.
     """
     try:
-        import pyspiel
+        import pyspiel  # optional dependency (pyspiel): imported where it is used
     except ImportError:
         raise ValueError(f"OpenSpiel games need the open_spiel package: {INSTALL_HINT}") from None
     return pyspiel
@@ -65,7 +65,7 @@ def check_game_type(spec: str, game) -> None:
     Raises:
         ValueError: naming every property the game lacks, with what is required.
     """
-    import pyspiel
+    import pyspiel  # optional dependency (pyspiel): imported where it is used
 
     kind = game.get_type()
     problems = []

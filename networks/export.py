@@ -120,7 +120,7 @@ def onnx_runtime_evaluator(model: torch.nn.Module, game, network: NetworkConfig 
     Raises:
         ValueError: if ``threads`` < 1, or as :func:`onnx_bytes`.
     """
-    import onnxruntime
+    import onnxruntime  # heavy dependency (onnxruntime): imported where it is used
 
     if not is_int(threads) or threads < 1:
         raise ValueError(f"threads: expected an int >= 1, got {threads!r}")
@@ -195,6 +195,7 @@ def export_model(
         ValueError: for a bad ``config``, ``game_name``, ``game_version``, ``opset``, a non-plain or
             non-JSON ``extra``, or (``verify``) an ONNX/torch mismatch.
     """
+    # heavy dependency (safetensors): imported where it is used
     from safetensors.torch import save as safetensors_save
 
     if not isinstance(config, NetworkConfig):
@@ -275,7 +276,7 @@ def load_exported_torch(path: str | os.PathLike, expected_game=None) -> tuple[to
         ValueError: if the weights do not match the SHA-256 in the sidecar, cannot be read, or do
             not fit the network or the expected game.
     """
-    from safetensors import SafetensorError
+    from safetensors import SafetensorError  # heavy dependency (safetensors): imported where it is used
     from safetensors.torch import load_file
 
     sidecar = read_sidecar(path)

@@ -299,3 +299,23 @@ def test_function_local_imports_are_only_for_optional_dependencies():
         if not dependencies_of_name(name, modules, reached) - reached[module]
     ]
     assert hidden == []
+
+
+def _names_a_dependency(line: str, dependencies: set[str]) -> bool:
+    return "#" in line and any(name in line.split("#", 1)[1] for name in dependencies)
+
+
+def test_each_function_local_import_says_which_dependency_it_defers():
+    """The import's line, or the line above it (a comment, or the import before it in the same
+    block), carries a comment naming the optional dependency the import brings."""
+    modules = product_modules()
+    reached = dependencies_on_import(modules)
+    silent = []
+    for module, line, name in local_imports(modules):
+        brings = dependencies_of_name(name, modules, reached) - reached[module]
+        lines = modules[module].read_text(encoding="utf-8").splitlines()
+        own, above = lines[line - 1], lines[line - 2] if line > 1 else ""
+        if not (_names_a_dependency(own, brings) or _names_a_dependency(above, brings)):
+            silent.append(f"{module}:{line} ({', '.join(sorted(brings))})")
+    assert silent == []
+

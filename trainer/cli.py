@@ -30,7 +30,7 @@ register_configs()
 
 @hydra.main(version_base="1.3", config_path=CONFIG_DIR, config_name="train")
 def _main(cfg: DictConfig) -> None:
-    from trainer.loop import RunStopped, TrainingRun
+    from trainer.loop import RunStopped, TrainingRun  # heavy dependency (torch): imported where it is used
 
     config = to_train_config(cfg)  # the only DictConfig -> dataclass conversion: actors get plain, picklable values
     hydra_dir = Path(HydraConfig.get().runtime.output_dir)

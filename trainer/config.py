@@ -183,7 +183,7 @@ class TrainSchema:
 
 def register_configs() -> None:
     """Store the schema in Hydra's ConfigStore as ``train_schema`` (``configs/train.yaml`` uses it)."""
-    from hydra.core.config_store import ConfigStore
+    from hydra.core.config_store import ConfigStore  # heavy dependency (hydra): imported where it is used
 
     ConfigStore.instance().store(name="train_schema", node=TrainSchema)
 
@@ -235,7 +235,7 @@ def _unknown(name: str, what: str, accepted: list[str], shown: str | None = None
 
 def to_train_config(cfg) -> TrainSchema:
     """Convert a composed ``DictConfig`` to plain dataclasses (interpolations resolved)."""
-    from omegaconf import OmegaConf
+    from omegaconf import OmegaConf  # heavy dependency (omegaconf): imported where it is used
 
     obj = OmegaConf.to_object(cfg)
     if not isinstance(obj, TrainSchema):
@@ -501,7 +501,7 @@ def validate(config: TrainSchema) -> None:
     _positive(errors, "ray.num_gpus", config.ray.num_gpus, allow_zero=True)
     _positive(errors, "ray.object_store_memory", config.ray.object_store_memory)
     if "cuda" in (sp.device, tr.device):
-        import torch
+        import torch  # heavy dependency (torch): imported where it is used
 
         if not torch.cuda.is_available():
             for key, device in (("selfplay.device", sp.device), ("trainer.device", tr.device)):
