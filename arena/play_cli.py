@@ -32,7 +32,7 @@ import sys
 import numpy as np
 
 import games
-from arena.describe import PLAYER_SYMBOLS, result_text, verdict
+from arena.game_text import PLAYER_SYMBOLS, event_players, parse_position, result_text, state_after, verdict
 from arena.model_player import load_model, make_model_player  # noqa: F401  (load_model: the old import path)
 from arena.players import Analysis, parse_move_token
 from arena.poker_play import main as poker_main
@@ -100,71 +100,6 @@ def _write(stream, text: str) -> None:
     except UnicodeEncodeError:
         stream.write(text.encode("ascii", "backslashreplace").decode("ascii"))
     stream.flush()
-
-
-def state_after(game, events: list[int]) -> tuple:
-    """The state after ``events`` from the start position (a single-state tuple).
-
-    In a game with chance, an event played at a chance state is that state's outcome index, the
-    order ``Game.parse_moves`` returns and ``Game.format_moves`` writes (Pig: ``r4`` is a roll
-    and the face 4). The terminal game, the engine protocol and the web page all replay a game
-    with this function, so none of them reads a die face as a decision.
-
-    Raises:
-        ValueError: for an event that is not legal where it stands (from ``Game.result`` or
-            ``Game.chance_result``).
-    """
-    state = game.initial_state()
-    for event in events:
-        state = game.chance_result(state, event) if game.is_chance_state(state) else game.result(state, event)
-    return state
-
-
-def event_players(game, events: list[int]) -> list[int]:
-    """For each of ``events`` (as ``state_after``), the player (0 or 1) who decided it, or -1 for
-    a chance outcome (nobody decides the dice)."""
-    state = game.initial_state()
-    players = []
-    for event in events:
-        if game.is_chance_state(state):
-            players.append(-1)
-            state = game.chance_result(state, event)
-        else:
-            players.append(game.player(state))
-            state = game.result(state, event)
-    return players
-
-
-def move_text_limit(game) -> int:
-    """The longest move string a position request may carry (characters).
-
-    Every game lasts at most ``game.max_game_length`` plies (chance outcomes included); each is
-    written with at most the longest text of any action or chance outcome (Othello: ``pass``,
-    4 characters), plus one separator. ``Game.parse_moves`` accepts every string that
-    ``Game.format_moves`` writes, spaced or not, so no game's move string is refused here; only
-    input no game could produce is.
-    """
-    texts = [game.action_to_string(a) for a in range(game.num_actions)]
-    texts += [game.chance_outcome_to_string(k) for k in range(game.num_chance_outcomes)]
-    return game.max_game_length * (max(len(text) for text in texts) + 1)
-
-
-def parse_position(game, text: str) -> list[int]:
-    """The events of a position's move string, refused before parsing when it is longer than any
-    game's (``move_text_limit``); the one check of the engine's ``position`` and the web page's
-    new game.
-
-    Raises:
-        ValueError: ``moves: expected at most N characters ..., got M`` for a string too long,
-            else as ``game.parse_moves`` (naming the move).
-    """
-    limit = move_text_limit(game)
-    if len(text) > limit:
-        raise ValueError(
-            f"moves: expected at most {limit} characters (the longest {game.name} game, "
-            f"{game.max_game_length} plies), got {len(text)}"
-        )
-    return game.parse_moves(text)
 
 
 # ----------------------------------------------------------------------------- human session

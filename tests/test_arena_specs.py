@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from helpers_models import export_tiny_mlp
 
+import games
 from arena.players import (
     AlphaBetaPlayer,
     HumanPlayer,

@@ -15,7 +15,8 @@ from helpers_models import export_tiny_mlp
 from helpers_positions import finished_games_with_a_pass
 
 import games
-from arena.play_cli import load_model, main, result_text
+from arena.game_text import result_text
+from arena.play_cli import load_model, main
 from arena.specs import build_player
 from arena.web.app import create_app
 from arena.web.sessions import HUMAN, MODEL, OPPONENT, ModelService, RequestError
