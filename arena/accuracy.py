@@ -4,16 +4,16 @@ A move is a *mistake* when another legal move has a strictly better game-theoret
 player to move, with win > draw > loss (the definition AlphaZero.jl uses in its Connect Four
 benchmark against Pons' solver). Choosing a slower win, or a draw among draws, is not a mistake.
 
-Labelled positions come from the game (``Game.labelled_set_names``, ``Game.labelled_set``;
-``games.labelled.LabelledSet``):
+Labelled positions come from the game's position sets (``arena.positions.position_sets(game)``:
+``labelled_set_names``, ``labelled_set``; ``arena.positions.labelled.LabelledSet``):
 
-* Connect Four: the project's solver-labelled sets (``games.connect4.positions``: exact Pons
+* Connect Four: the project's solver-labelled sets (``arena/positions/connect4``: exact Pons
   score of every column; its sign is the outcome). One rate per set. Measured only when named
-  (``Game.labelled_set_groups``): Pascal Pons' six published test sets, ``pons-end-easy`` ...
-  ``pons-begin-hard`` or the group ``pons`` (``games.connect4.pons``: read beside the checkout,
+  (``labelled_set_groups``): Pascal Pons' six published test sets, ``pons-end-easy`` ...
+  ``pons-begin-hard`` or the group ``pons`` (``arena.positions.pons``: read beside the checkout,
   every move's win/draw/loss from a cache that ``scripts/label_pons_sets.py`` fills).
 * Tic-tac-toe: every reachable non-terminal position (4,520), labelled by exhaustive negamax
-  (``games.exhaustive``), as the single set ``"all"``.
+  (``arena.positions.exhaustive``), as the single set ``"all"``.
 
 Public API:
 
@@ -24,8 +24,8 @@ Public API:
 * ``network_mistake_rates(game, evaluate_fn, puct_config, sets=None) -> dict[str, float]`` (the
   training loop's call: one batched greedy PUCT search over all positions of a set at once)
 * ``chosen_move_rate(game, name, choose) -> dict``: a set measured on every line with only the
-  chosen moves solved (``Game.chosen_move_set_names``; Connect Four: Pons' sets,
-  ``games.connect4.pons_chosen``), for the sets too dear to label whole
+  chosen moves solved (``chosen_move_set_names``; Connect Four: Pons' sets,
+  ``arena.positions.pons_chosen``), for the sets too dear to label whole
 """
 
 from __future__ import annotations
@@ -35,8 +35,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from arena.network_match import search_moves
+from arena.positions import position_sets
+from arena.positions.labelled import ILLEGAL, LabelledSet, mistake_mask
 from games.base import Game
-from games.labelled import ILLEGAL, LabelledSet, mistake_mask
 
 #: name of tic-tac-toe's single set
 TICTACTOE_SET = "all"
@@ -90,32 +92,33 @@ def expected_random_mistake_rate(labelled: LabelledSet) -> float:
 
 # --------------------------------------------------------------------------- the labelled sets
 def connect4_labelled_set(position_set, game: Game | None = None) -> LabelledSet:
-    """A ``LabelledSet`` from a ``games.connect4.positions.PositionSet`` (outcome = sign of score)."""
+    """A ``LabelledSet`` from a ``arena.positions.connect4.PositionSet`` (outcome = sign of score)."""
     return position_set.to_labelled_set(game)
 
 
 def available_sets(game: Game) -> list[str]:
-    """Names of the labelled sets of ``game`` (``Game.labelled_set_names``): Connect Four, the
+    """Names of the labelled sets of ``game`` (``PositionSets.labelled_set_names``): Connect Four, the
     shipped files present now; tic-tac-toe, ``"all"``; a game without the hook, none (its mistake
     rates are measured only on ``LabelledSet`` objects given explicitly, and training logs none)."""
-    return list(game.labelled_set_names())
+    return list(position_sets(game).labelled_set_names())
 
 
 def labelled_sets(game: Game, sets: Iterable | None = None) -> dict[str, LabelledSet]:
     """The labelled sets to measure, by name.
 
     Args:
-        game: any game; named sets come from ``game.labelled_set(name)``.
-        sets: None for every available set (``Game.labelled_set_names``), or an iterable of set
-            names, group names (``Game.labelled_set_groups``: Connect Four's ``"pons"`` is
+        game: any game; named sets come from ``position_sets(game).labelled_set(name)``.
+        sets: None for every available set (``labelled_set_names``), or an iterable of set
+            names, group names (``labelled_set_groups``: Connect Four's ``"pons"`` is
             Pons' six sets, ``"pons-end-easy"`` ...), ``LabelledSet`` objects or objects with a
-            ``to_labelled_set(game)`` method (such as ``games.connect4.positions.PositionSet``).
+            ``to_labelled_set(game)`` method (such as ``arena.positions.connect4.PositionSet``).
 
     Raises:
         ValueError: for an unknown set name (the message lists the known ones), or as
-            ``game.labelled_set``.
+            ``PositionSets.labelled_set``.
     """
-    groups = game.labelled_set_groups()
+    own = position_sets(game)
+    groups = own.labelled_set_groups()
     known = available_sets(game)
     named = known + [name for members in groups.values() for name in members if name not in known]
     if sets is None:
@@ -134,7 +137,7 @@ def labelled_sets(game: Game, sets: Iterable | None = None) -> dict[str, Labelle
                 raise ValueError(
                     f"unknown position set {item!r} for {game.name}; expected one of {named + list(groups)}"
                 )
-            out[item] = game.labelled_set(item)
+            out[item] = own.labelled_set(item)
         elif hasattr(item, "to_labelled_set"):
             out[item.name] = item.to_labelled_set(game)
         else:
@@ -172,23 +175,24 @@ def chosen_move_rate(
 ) -> dict:
     """Mistake rate on every line of the set ``name``, solving only the chosen moves.
 
-    For sets too dear to label whole (``Game.chosen_move_set_names``; Connect Four: Pons' sets,
-    ``games.connect4.pons_chosen``). ``choose`` maps the set's positions (``Positions``; the first
+    For sets too dear to label whole (``PositionSets.chosen_move_set_names``; Connect Four: Pons'
+    sets, ``arena.positions.pons_chosen``). ``choose`` maps the set's positions (``Positions``; the first
     ``limit`` lines, all with None) to ``[N]`` int 0-based actions, such as
     ``lambda p: player_actions(game, player, p)``; each move is then a mistake or not by one
-    null-window solve, cached (``Game.chosen_move_mistakes``).
+    null-window solve, cached (``PositionSets.chosen_move_mistakes``).
 
     Returns:
         ``{"positions", "mistakes", "mistake_rate", "solved": moves searched now, "solve_seconds"}``.
 
     Raises:
-        ValueError: for a name outside ``game.chosen_move_set_names()`` (the message lists them),
-            or as ``Game.chosen_move_mistakes``.
+        ValueError: for a name outside ``chosen_move_set_names()`` (the message lists them),
+            or as ``PositionSets.chosen_move_mistakes``.
         FileNotFoundError: if the set's file is absent.
     """
-    moves = game.chosen_move_positions(name)[:limit]
+    own = position_sets(game)
+    moves = own.chosen_move_positions(name)[:limit]
     actions = np.asarray(choose(Positions(name, moves, game.states_from_moves(moves))), dtype=np.int64)
-    result = game.chosen_move_mistakes(name, actions, workers=workers, progress=progress)
+    result = own.chosen_move_mistakes(name, actions, workers=workers, progress=progress)
     wrong = result["mistakes"]
     return {
         "positions": int(len(wrong)),
@@ -227,8 +231,6 @@ def network_actions(
     """``[N]`` int64 greedy PUCT moves (most visited, lowest index on ties, no root noise), with one
     batched search per ``batch_size`` positions (``arena.network_match.search_moves``, the move
     choice of the arena's batched driver)."""
-    from arena.network_match import search_moves
-
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
     rng = rng if rng is not None else np.random.default_rng(0)

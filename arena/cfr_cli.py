@@ -25,10 +25,15 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-from games import imperfect
+import games
+from arena.tabular_policy import game_tree, write_policy
+from search.best_response import expected_value, nash_conv
+from search.cfr import CFRSolver
+from search.pimc import pimc_policy
 
 ALGORITHMS = ("cfr", "cfr+", "mccfr", "pimc")
 #: most iterations one command accepts (Leduc CFR+ runs about 1,000 a second on one core)
@@ -43,7 +48,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="cfr", description="Solve Kuhn or Leduc poker; write the average policy as JSON.")
-    parser.add_argument("--game", required=True, choices=imperfect.names())
+    parser.add_argument("--game", required=True, choices=games.names([games.IMPERFECT]))
     parser.add_argument("--algorithm", required=True, choices=ALGORITHMS)
     parser.add_argument("--iterations", required=True, type=int,
                         help="iterations (pimc: sampled worlds per information state, 0 = all)")
@@ -59,10 +64,6 @@ def solve(game: str, algorithm: str, iterations: int, seed: int = 0, progress: b
     Raises:
         ValueError: for an unknown game or algorithm, or a negative iteration count.
     """
-    from arena.tabular_policy import game_tree
-    from search.cfr import CFRSolver
-    from search.pimc import pimc_policy
-
     if algorithm not in ALGORITHMS:
         raise ValueError(f"expected an algorithm in {list(ALGORITHMS)}, got {algorithm!r}")
     tree = game_tree(game)
@@ -91,7 +92,7 @@ class _progress:
     def __init__(self, enabled: bool, total: int):
         self.bar = None
         if enabled and sys.stderr.isatty() and total >= 100:
-            from rich.console import Console
+            from rich.console import Console  # heavy dependency (rich): imported where it is used
             from rich.progress import Progress
 
             self.bar = Progress(console=Console(file=sys.stderr), transient=True)
@@ -120,15 +121,12 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--iterations: expected 0..{MAX_ITERATIONS}, got {args.iterations}")
         if args.seed < 0:
             raise ValueError(f"--seed: expected an integer >= 0, got {args.seed}")
-        from pathlib import Path
 
         folder = Path(args.out).resolve().parent
         if not folder.is_dir():
             raise FileNotFoundError(f"--out: folder {folder} does not exist")
         if Path(args.out).is_dir():
             raise ValueError(f"--out: {args.out} is a folder; expected a file name")
-        from arena.tabular_policy import write_policy
-        from search.best_response import expected_value, nash_conv
 
         tree, policy, seconds = solve(args.game, args.algorithm, args.iterations, args.seed, args.progress)
         write_policy(args.out, tree, policy)

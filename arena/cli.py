@@ -28,7 +28,22 @@ from pathlib import Path
 import numpy as np
 
 import games
+from arena.accuracy import (
+    chosen_move_rate,
+    expected_random_mistake_rate,
+    labelled_sets,
+    mistake_rate,
+    network_actions,
+    player_actions,
+)
+from arena.match import run_ladder, run_match
+from arena.players import HumanQuit, MCTSPlayer
+from arena.policy_compare import main as compare_main
+from arena.positions import position_sets
 from arena.specs import build_player, parse_spec
+from games.atomic import atomic_write_text
+from games.checks import int_argument
+from networks.onnx_evaluator import read_sidecar
 
 DEFAULT_GAMES = 20
 SPEC_HELP = """player specs (every kind also takes seed=INT):
@@ -44,7 +59,7 @@ SPEC_HELP = """player specs (every kind also takes seed=INT):
 
 
 def _console(stream):
-    from rich.console import Console
+    from rich.console import Console  # heavy dependency (rich): imported where it is used
 
     return Console(file=stream, width=110, highlight=False, soft_wrap=True)
 
@@ -56,32 +71,10 @@ def _format_elo(value: float) -> str:
 
 
 def _write_json_atomic(path: str, payload: dict) -> None:
-    """``payload`` as JSON (infinite Elo as ``Infinity``) at ``path``, atomically (networks/atomic.py)."""
-    from networks.atomic import atomic_write_text
-
+    """``payload`` as JSON (infinite Elo as ``Infinity``) at ``path``, atomically (games/atomic.py)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(target, json.dumps(payload, indent=1) + "\n")
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
-    return value
 
 
 def _common_options(parser: argparse.ArgumentParser) -> None:
@@ -90,7 +83,7 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
         help="game id (default: the game of the first model=PATH player, else connect4)",
     )
     parser.add_argument(
-        "--seed", type=_non_negative_int, default=0, help="seed of openings and players (default 0)"
+        "--seed", type=int_argument(0), default=0, help="seed of openings and players (default 0)"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
 
@@ -107,13 +100,13 @@ def _match_parser() -> argparse.ArgumentParser:
     parser.add_argument("--ladder", nargs="+", metavar="PLAYER", help="round robin between these specs")
     parser.add_argument(
         "--games",
-        type=_positive_int,
+        type=int_argument(1),
         default=DEFAULT_GAMES,
         help=f"games per match, colours alternated (default {DEFAULT_GAMES})",
     )
     parser.add_argument(
         "--opening-plies",
-        type=_non_negative_int,
+        type=int_argument(0),
         default=None,
         help="seeded random plies opening each pair of games (default 1 for tictactoe, 2 for connect4)",
     )
@@ -155,9 +148,9 @@ def _accuracy_parser() -> argparse.ArgumentParser:
         dest="set_files",
         action="append",
         metavar="PATH",
-        help="a file of labelled positions in the game's format (Connect Four: games/connect4/positions; repeatable)",
+        help="a file of labelled positions in the game's format (Connect Four: arena/positions/connect4; repeatable)",
     )
-    parser.add_argument("--limit", type=_positive_int, help="use the first N positions of each set")
+    parser.add_argument("--limit", type=int_argument(1), help="use the first N positions of each set")
     parser.add_argument(
         "--chosen-moves",
         action="store_true",
@@ -166,7 +159,7 @@ def _accuracy_parser() -> argparse.ArgumentParser:
         "cost 23 CPU s a position). The random player's rate is not reported.",
     )
     parser.add_argument(
-        "--workers", type=_positive_int, default=1, help="with --chosen-moves: processes solving at once"
+        "--workers", type=int_argument(1), default=1, help="with --chosen-moves: processes solving at once"
     )
     _common_options(parser)
     return parser
@@ -186,10 +179,8 @@ def _players(specs: list[str], game, seed: int):
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``arena``; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    from arena.players import HumanQuit
 
     if argv and argv[0] == "expected-value":  # poker policies, exactly: arena/policy_compare.py
-        from arena.policy_compare import main as compare_main
 
         return compare_main(argv[1:])
     try:
@@ -201,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         args.game = args.game or _game_of_models(list(args.ladder or []) + list(args.players))
         if args.opening_plies is None:
-            args.opening_plies = games.make(args.game).default_opening_plies  # tic-tac-toe 1, Connect Four 2
+            args.opening_plies = games.knowledge(games.make(args.game)).default_opening_plies  # tic-tac-toe 1, Connect Four 2
         if not 0.0 < args.confidence < 1.0:
             parser.error(f"--confidence: expected a level in (0, 1), got {args.confidence}")
         if not args.prior_draws >= 0.0:
@@ -224,8 +215,6 @@ def main(argv: list[str] | None = None) -> int:
 def _game_of_models(specs: list[str]) -> str:
     """The game of the first ``model=PATH`` in ``specs`` (export folder or weights file), else
     ``connect4``."""
-    from pathlib import Path
-
     for spec in specs:
         for option in spec.partition(":")[2].split(","):
             key, _, value = option.partition("=")
@@ -233,10 +222,9 @@ def _game_of_models(specs: list[str]) -> str:
                 continue
             path = Path(value)
             if path.is_dir() or path.name in ("model.json", "model.onnx"):
-                from networks.onnx_evaluator import read_sidecar
-
                 return str(read_sidecar(path)["game"]["name"])
             if path.is_file():
+                # heavy dependency (torch): imported where it is used
                 from networks.checkpoint import load_model
 
                 return load_model(path)[1].game_name
@@ -244,8 +232,6 @@ def _game_of_models(specs: list[str]) -> str:
 
 
 def _match(args) -> int:
-    from arena.match import run_match
-
     game = games.make(args.game)
     _, (player_a, player_b), rng = _players(args.players, game, args.seed)
 
@@ -277,7 +263,7 @@ def _match(args) -> int:
 
 
 def _print_match(result, args) -> None:
-    from rich.table import Table
+    from rich.table import Table  # heavy dependency (rich): imported where it is used
 
     stats = result.statistics(args.confidence)
     console = _console(sys.stdout)
@@ -299,9 +285,7 @@ def _print_match(result, args) -> None:
 
 
 def _ladder(args) -> int:
-    from rich.table import Table
-
-    from arena.match import run_ladder
+    from rich.table import Table  # heavy dependency (rich): imported where it is used
 
     game = games.make(args.game)
     specs, players, rng = _players(args.ladder, game, args.seed)
@@ -360,16 +344,7 @@ def _ladder(args) -> int:
 
 
 def _accuracy(args) -> int:
-    from rich.table import Table
-
-    from arena.accuracy import (
-        expected_random_mistake_rate,
-        labelled_sets,
-        mistake_rate,
-        network_actions,
-        player_actions,
-    )
-    from arena.players import MCTSPlayer
+    from rich.table import Table  # heavy dependency (rich): imported where it is used
 
     game = games.make(args.game)
     _, (player,), _ = _players([args.player], game, args.seed)
@@ -383,7 +358,7 @@ def _accuracy(args) -> int:
         return _chosen_move_accuracy(args, game, choose)
     wanted: list | None = list(args.sets) if args.sets else None
     if args.set_files:
-        wanted = (wanted or []) + [game.read_labelled_set(path) for path in args.set_files]
+        wanted = (wanted or []) + [position_sets(game).read_labelled_set(path) for path in args.set_files]
     sets = labelled_sets(game, wanted)
     if not sets:
         raise ValueError(f"no labelled position sets for {game.name} are shipped yet; use --set-file PATH")
@@ -432,17 +407,15 @@ def _accuracy(args) -> int:
 
 def _chosen_move_accuracy(args, game, choose) -> int:
     """``arena accuracy --chosen-moves``: every line of the named sets, only the chosen moves solved."""
-    from rich.table import Table
+    from rich.table import Table  # heavy dependency (rich): imported where it is used
 
-    from arena.accuracy import chosen_move_rate
-
-    known = game.chosen_move_set_names()
+    known = position_sets(game).chosen_move_set_names()
     if not known or args.set_files:
         raise ValueError(
             f"--chosen-moves measures the sets a game lists for it (Connect Four: Pons' sets, --set pons-...; "
             f"not --set-file); {game.name} has {known or 'none'}"
         )
-    groups = game.labelled_set_groups()
+    groups = position_sets(game).labelled_set_groups()
     names: list[str] = []
     for item in args.sets or list(groups):
         members = groups.get(item, [item])

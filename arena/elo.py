@@ -39,7 +39,7 @@ ELO_PER_NATURAL_UNIT = 400.0 / math.log(10.0)
 def _z(confidence: float) -> float:
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    from scipy.stats import norm
+    from scipy.stats import norm  # heavy dependency (scipy): imported where it is used
 
     return float(norm.ppf(0.5 + confidence / 2.0))
 
@@ -235,7 +235,7 @@ def fit_bradley_terry(
             ``prior_draws == 0``) results for which no finite maximum exists (a player who won
             or lost every game, Ford 1957).
     """
-    from scipy.optimize import minimize
+    from scipy.optimize import minimize  # heavy dependency (scipy): imported where it is used
     from scipy.sparse.csgraph import connected_components
 
     num_players = len(names)

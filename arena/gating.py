@@ -15,8 +15,17 @@ from dataclasses import dataclass
 from typing import Mapping
 
 import numpy as np
+import torch
 
-from networks.config import INFERENCE_RUNTIMES
+import games
+from arena.accuracy import labelled_sets, network_mistake_rates
+from arena.network_match import run_network_match
+from arena.positions import position_sets
+from mcts import as_puct_config
+from networks import build_network
+from networks.config import INFERENCE_RUNTIMES, as_network_config
+from networks.evaluator import TorchEvaluator
+from networks.export import onnx_runtime_evaluator
 from networks.model_utils import weights_hash
 
 
@@ -96,14 +105,6 @@ class GatingWorker:
         extra_labelled_sets: tuple = (),
         inference: str = "onnx",
     ) -> None:
-        import torch
-
-        import games
-        from mcts import as_puct_config
-        from networks import build_network
-        from networks.config import as_network_config
-        from networks.evaluator import TorchEvaluator
-
         if inference not in INFERENCE_RUNTIMES:
             raise ValueError(f"inference: expected one of {list(INFERENCE_RUNTIMES)}, got {inference!r}")
         torch.set_num_threads(max(1, int(torch_threads)))
@@ -127,14 +128,10 @@ class GatingWorker:
     def mistake_rates(self, version: int, weights: Mapping) -> dict:
         """Mistake rates of ``weights`` with the arena's greedy search on every labelled set of the
         game (``arena.accuracy.network_mistake_rates``): ``{"version": int, "rates": {set: share}}``."""
-        from arena.accuracy import network_mistake_rates
-
         self.candidate.set_weights({k: np.array(_to_numpy(v)) for k, v in weights.items()}, version=version)
         evaluate = self._evaluate_of("candidate", weights_hash(weights))
         if self._labelled is None:
-            from arena.accuracy import labelled_sets
-
-            names = self.game.labelled_set_names()
+            names = position_sets(self.game).labelled_set_names()
             if self.extra_labelled_sets:
                 names = list(names) + list(self.extra_labelled_sets)
             self._labelled = list(labelled_sets(self.game, names).values())
@@ -143,8 +140,6 @@ class GatingWorker:
 
     def gate(self, candidate_version: int, candidate_weights: Mapping, best_version: int, best_weights: Mapping) -> GateResult:
         """Play the match and decide. Identical weights are refused without playing."""
-        from arena.network_match import run_network_match
-
         candidate_hash, best_hash = weights_hash(candidate_weights), weights_hash(best_weights)
         if candidate_hash == best_hash:
             return GateResult(
@@ -175,8 +170,6 @@ class GatingWorker:
             return evaluator.evaluate
         cached = self._runtimes.get(role)
         if cached is None or cached[0] != weights_key:
-            from networks.export import onnx_runtime_evaluator
-
             runtime = onnx_runtime_evaluator(evaluator.model, self.game, self.network_config, self.threads)
             self._runtimes[role] = cached = (weights_key, runtime)
         return cached[1].evaluate

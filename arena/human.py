@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from arena.player_base import legal_actions, make_rng
@@ -23,8 +25,6 @@ class HumanPlayer:
     """
 
     def __init__(self, rng: np.random.Generator | int = 0, name: str = "human", input_stream=None, output_stream=None):
-        import sys
-
         self.rng = make_rng(rng)
         self.name = name
         self.input_stream = input_stream if input_stream is not None else sys.stdin

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import games
 from arena.players import MCTSPlayer, PolicyPlayer
+from networks.loading import is_export
+from networks.onnx_evaluator import load_exported, read_sidecar
 
 
 def load_model(path: str, game_name: str | None = None, num_threads: int | None = None):
@@ -24,23 +26,20 @@ def load_model(path: str, game_name: str | None = None, num_threads: int | None 
         FileNotFoundError: if ``path`` does not exist.
         ValueError: if the model cannot be read, or ``game_name`` differs from the model's game.
     """
-    from networks.loading import is_export
-
     if not Path(path).exists():
         raise FileNotFoundError(f"model not found: {path}")
     if is_export(path):
-        from networks.onnx_evaluator import load_exported, read_sidecar
-
         model_game = read_sidecar(path)["game"]["name"]
         if game_name is not None and game_name != model_game:
             raise ValueError(f"{path}: the model plays {model_game!r}, not {game_name!r}")
         game = games.make(model_game)
         return game, load_exported(path, expected_game=game, num_threads=num_threads).evaluate
+    # heavy dependency (torch): imported where it is used
     from networks.checkpoint import load_model as load_weights
-    from networks.evaluator import TorchEvaluator
+    from networks.evaluator import TorchEvaluator  # heavy dependency (torch): imported where it is used
 
     if num_threads is not None:
-        import torch
+        import torch  # heavy dependency (torch): imported where it is used
 
         torch.set_num_threads(int(num_threads))
     model, metadata = load_weights(path, expected_game=game_name)

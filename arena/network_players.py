@@ -8,6 +8,8 @@ import numpy as np
 
 from arena.player_base import legal_actions, make_rng
 from games.base import Game
+from mcts import PUCTConfig, argmax_random_ties, run_puct, solver_visit_counts
+from mcts.minibatch import run_puct_minibatch
 
 
 class MCTSPlayer:
@@ -58,8 +60,6 @@ class MCTSPlayer:
         chance: str = "expectation",
         solver: bool = False,
     ) -> None:
-        from mcts import PUCTConfig
-
         if isinstance(leaves_per_call, bool) or not isinstance(leaves_per_call, int) or leaves_per_call < 1:
             raise ValueError(f"leaves_per_call must be an integer >= 1, got {leaves_per_call!r}")
         if solver and (leaves_per_call > 1 or time_limit is not None):
@@ -79,8 +79,6 @@ class MCTSPlayer:
 
     def analyze(self, game: Game, state: tuple) -> Analysis:
         """Network priors and value plus the search's visit counts and Q values for ``state``."""
-        from mcts import argmax_random_ties, run_puct
-
         legal_actions(game, state)
         row = np.asarray(state, dtype=np.int64).reshape(1, -1)
         priors, value = _evaluate_one(game, self.evaluate_fn, row)
@@ -90,16 +88,12 @@ class MCTSPlayer:
                 "give a number of simulations (sims=N) instead"
             )
         if not game.num_chance_outcomes and (self.leaves_per_call > 1 or self.time_limit is not None):
-            from mcts.minibatch import run_puct_minibatch
-
             output = run_puct_minibatch(
                 game, row, self.evaluate_fn, self.config, self.rng, self.leaves_per_call, self.time_limit
             )
         else:
             output = run_puct(game, row, self.evaluate_fn, self.config, self.rng, add_root_noise=False)
         if self.config.solver:
-            from mcts import solver_visit_counts
-
             visits = solver_visit_counts(output)[0].astype(np.int64)  # the proofs decide first
         else:
             visits = output.visit_counts[0].astype(np.int64)

@@ -32,11 +32,16 @@ import sys
 import numpy as np
 
 import games
+from arena.game_text import PLAYER_SYMBOLS, event_players, parse_position, result_text, state_after, verdict
 from arena.model_player import load_model, make_model_player  # noqa: F401  (load_model: the old import path)
 from arena.players import Analysis, parse_move_token
+from arena.poker_play import main as poker_main
+from arena.poker_play import wants_poker
+from arena.specs import build_player, parse_spec
+from arena.web.server import bind, is_loopback, serve
+from arena.web.sessions import HUMAN, MODEL, OPPONENT, ModelService
 from mcts.evaluators import symmetry_averaged
 
-PLAYER_SYMBOLS = ("X", "O")
 DEFAULT_SIMULATIONS = 200
 #: most simulations the engine accepts for one search (bounds memory and time)
 MAX_SIMULATIONS = 100_000
@@ -46,17 +51,6 @@ WEB_MAX_SIMULATIONS = 3200
 
 class UsageError(ValueError):
     """A bad command line; ``main`` prints it and returns 2."""
-
-
-def verdict(value_for_first: float) -> str:
-    """Plain words for a value in ``[-1, 1]`` from X's (the first player's) view."""
-    leader = "X" if value_for_first > 0 else "O"
-    size = abs(value_for_first)
-    if size >= 0.8:
-        return f"{leader} is winning"
-    if size >= 0.25:
-        return f"{leader} is better"
-    return "balanced"
 
 
 def evaluation_line(analysis: Analysis, side: int, side_label: str) -> str:
@@ -74,7 +68,7 @@ def evaluation_line(analysis: Analysis, side: int, side_label: str) -> str:
 
 def policy_table(game, state: tuple, analysis: Analysis) -> str:
     """The model's priors (and visit counts, after a search) for each legal move, as text."""
-    from rich.console import Console
+    from rich.console import Console  # heavy dependency (rich): imported where it is used
     from rich.table import Table
 
     legal = game.actions(state)
@@ -99,15 +93,6 @@ class _NullWriter:
         pass
 
 
-def result_text(game, state: tuple) -> str:
-    utility = game.utility(state, 0)
-    if utility > 0:
-        return "X wins (1-0)"
-    if utility < 0:
-        return "O wins (0-1)"
-    return "draw (1/2-1/2)"
-
-
 def _write(stream, text: str) -> None:
     """Write and flush; characters the stream cannot encode are written as escapes."""
     try:
@@ -115,71 +100,6 @@ def _write(stream, text: str) -> None:
     except UnicodeEncodeError:
         stream.write(text.encode("ascii", "backslashreplace").decode("ascii"))
     stream.flush()
-
-
-def state_after(game, events: list[int]) -> tuple:
-    """The state after ``events`` from the start position (a single-state tuple).
-
-    In a game with chance, an event played at a chance state is that state's outcome index, the
-    order ``Game.parse_moves`` returns and ``Game.format_moves`` writes (Pig: ``r4`` is a roll
-    and the face 4). The terminal game, the engine protocol and the web page all replay a game
-    with this function, so none of them reads a die face as a decision.
-
-    Raises:
-        ValueError: for an event that is not legal where it stands (from ``Game.result`` or
-            ``Game.chance_result``).
-    """
-    state = game.initial_state()
-    for event in events:
-        state = game.chance_result(state, event) if game.is_chance_state(state) else game.result(state, event)
-    return state
-
-
-def event_players(game, events: list[int]) -> list[int]:
-    """For each of ``events`` (as ``state_after``), the player (0 or 1) who decided it, or -1 for
-    a chance outcome (nobody decides the dice)."""
-    state = game.initial_state()
-    players = []
-    for event in events:
-        if game.is_chance_state(state):
-            players.append(-1)
-            state = game.chance_result(state, event)
-        else:
-            players.append(game.player(state))
-            state = game.result(state, event)
-    return players
-
-
-def move_text_limit(game) -> int:
-    """The longest move string a position request may carry (characters).
-
-    Every game lasts at most ``game.max_game_length`` plies (chance outcomes included); each is
-    written with at most the longest text of any action or chance outcome (Othello: ``pass``,
-    4 characters), plus one separator. ``Game.parse_moves`` accepts every string that
-    ``Game.format_moves`` writes, spaced or not, so no game's move string is refused here; only
-    input no game could produce is.
-    """
-    texts = [game.action_to_string(a) for a in range(game.num_actions)]
-    texts += [game.chance_outcome_to_string(k) for k in range(game.num_chance_outcomes)]
-    return game.max_game_length * (max(len(text) for text in texts) + 1)
-
-
-def parse_position(game, text: str) -> list[int]:
-    """The events of a position's move string, refused before parsing when it is longer than any
-    game's (``move_text_limit``); the one check of the engine's ``position`` and the web page's
-    new game.
-
-    Raises:
-        ValueError: ``moves: expected at most N characters ..., got M`` for a string too long,
-            else as ``game.parse_moves`` (naming the move).
-    """
-    limit = move_text_limit(game)
-    if len(text) > limit:
-        raise ValueError(
-            f"moves: expected at most {limit} characters (the longest {game.name} game, "
-            f"{game.max_game_length} plies), got {len(text)}"
-        )
-    return game.parse_moves(text)
 
 
 # ----------------------------------------------------------------------------- human session
@@ -480,14 +400,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def serve_web(args, game, evaluate_fn, stdout) -> int:
     """``play --web``: serve the page and its API until Ctrl-C (docs/web.md)."""
-    from arena.web.app import create_app
-    from arena.web.server import bind, is_loopback, serve
-    from arena.web.sessions import HUMAN, MODEL, OPPONENT, ModelService
+    from arena.web.app import create_app  # heavy dependency (fastapi, starlette): imported where it is used
 
     opponent_factory, opponent_name = None, ""
     if args.opponent is not None:
-        from arena.specs import build_player, parse_spec
-
         spec = parse_spec(args.opponent)
         if spec.kind != "human":
             build_player(spec, game, seed=0)  # a bad spec or model stops here, before serving
@@ -530,10 +446,8 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
         if hasattr(stdin, "reconfigure"):
             stdin.reconfigure(errors="replace")
     stdout = stdout if stdout is not None else sys.stdout
-    from arena.poker_play import wants_poker
 
     if wants_poker(sys.argv[1:] if argv is None else argv):  # Kuhn, Leduc: arena/poker_play.py
-        from arena.poker_play import main as poker_main
 
         return poker_main(argv, stdin, stdout)
     args = _parser().parse_args(argv)
@@ -556,8 +470,6 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
         model = make_model_player(evaluate_fn, args.sims, int(seeds[0].generate_state(1)[0]))
         opponent = None
         if args.opponent is not None:
-            from arena.specs import build_player, parse_spec
-
             spec = parse_spec(args.opponent)
             if spec.kind != "human":
                 opponent = build_player(spec, game, seed=int(seeds[1].generate_state(1)[0]))

@@ -21,7 +21,9 @@ from arena.network_players import Analysis, MCTSPlayer, PolicyPlayer
 from arena.player_base import Player, legal_actions, make_rng
 from arena.solver_player import SolverPlayer, exact_solver_of
 from games.base import Game
+from mcts.uct import uct_search
 from search.alphabeta import ALL_ORDERING, AlphaBeta, ExpandFn, MoveOrdering, SearchResult
+from search.expectimax import ALGORITHMS, ChanceSearch
 from search.minimax import EvaluateFn, Minimax, NoisyActionsFn
 
 _legal_actions = legal_actions
@@ -156,7 +158,7 @@ class AlphaBetaPlayer:
 class ExpectimaxPlayer:
     """Expectiminimax, star1 or star2 (``search.expectimax``) to a depth, under a time limit, or both.
 
-    The evaluation at the horizon is the game's ``heuristic_fn`` (bounded by ``heuristic_bound``;
+    The evaluation at the horizon is the game's ``Knowledge.heuristic_fn`` (bounded by ``heuristic_bound``;
     0 without one). ``depth`` counts decisions; chance nodes are expanded fully. Ties go to the
     lowest action index, so the player is deterministic and ``rng`` is unused. ``last_result``
     holds the last ``search.expectimax.ChanceSearchResult``.
@@ -174,8 +176,6 @@ class ExpectimaxPlayer:
         rng: np.random.Generator | int = 0,
         name: str | None = None,
     ) -> None:
-        from search.expectimax import ALGORITHMS
-
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}; expected one of {list(ALGORITHMS)}")
         if depth is None and time_limit is None:
@@ -193,8 +193,6 @@ class ExpectimaxPlayer:
         self._searches: dict[str, object] = {}
 
     def select_action(self, game: Game, state: tuple) -> int:
-        from search.expectimax import ChanceSearch
-
         _legal_actions(game, state)
         search = self._searches.get(game.name)
         if search is None or search.game is not game:
@@ -235,8 +233,6 @@ class UCTPlayer:
         self.name = name if name is not None else f"uct({num_simulations})"
 
     def select_action(self, game: Game, state: tuple) -> int:
-        from mcts.uct import uct_search  # imported here: mcts is only needed by this player
-
         _legal_actions(game, state)
         row = np.asarray(state, dtype=np.int64)
         action, _ = uct_search(game, row, self.num_simulations, self.rng, self.c)

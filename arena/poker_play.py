@@ -20,7 +20,9 @@ import sys
 
 import numpy as np
 
-from games import imperfect
+import games
+from arena.tabular_policy import load_policy
+from search.best_response import nash_conv
 
 MAX_HANDS = 1_000_000
 
@@ -33,7 +35,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="play", description="Play Kuhn or Leduc poker against a saved policy.")
-    parser.add_argument("--game", required=True, choices=imperfect.names())
+    parser.add_argument("--game", required=True, choices=games.names([games.IMPERFECT]))
     parser.add_argument("--policy", required=True, metavar="FILE", help="policy JSON written by cfr, or 'uniform'")
     parser.add_argument("--hands", type=int, default=10, help="hands to play (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the policy's draws")
@@ -115,8 +117,6 @@ class PokerSession:
         return True
 
     def run(self) -> int:
-        from search.best_response import nash_conv
-
         self.say(f"{self.game.name} poker against the policy (NashConv {nash_conv(self.tree, self.policy):.6f} chips)")
         played = 0
         for number in range(self.hands):
@@ -139,7 +139,6 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
             raise ValueError(f"--hands: expected 1..{MAX_HANDS}, got {args.hands}")
         if args.seed < 0:
             raise ValueError(f"--seed: expected an integer >= 0, got {args.seed}")
-        from arena.tabular_policy import load_policy
 
         tree, policy = load_policy(args.policy, args.game)
         seat = 0 if args.human_seat is None else args.human_seat
@@ -157,7 +156,7 @@ def wants_poker(argv: list[str]) -> bool:
     """True when ``play``'s arguments name an imperfect-information game (``--game kuhn``)."""
     for index, token in enumerate(argv):
         if token == "--game" and index + 1 < len(argv):
-            return argv[index + 1] in imperfect.names()
+            return argv[index + 1] in games.names([games.IMPERFECT])
         if token.startswith("--game="):
-            return token.partition("=")[2] in imperfect.names()
+            return token.partition("=")[2] in games.names([games.IMPERFECT])
     return False

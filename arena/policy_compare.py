@@ -18,7 +18,9 @@ import argparse
 import json
 import sys
 
-from games import imperfect
+import games
+from arena.tabular_policy import UNIFORM, load_policy
+from search.best_response import expected_value, nash_conv
 
 
 class _Parser(argparse.ArgumentParser):
@@ -30,7 +32,7 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="arena expected-value", description="Exact expected value of two poker policies.")
     parser.add_argument("policies", nargs=2, metavar="POLICY", help="policy JSON file (cfr --out) or 'uniform'")
-    parser.add_argument("--game", choices=imperfect.names(), help="the game (default: the policy files')")
+    parser.add_argument("--game", choices=games.names([games.IMPERFECT]), help="the game (default: the policy files')")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
@@ -42,9 +44,6 @@ def compare(spec_a: str, spec_b: str, game: str | None = None) -> dict:
         FileNotFoundError: for a missing file; ValueError: for a bad file, policies of different
             games, or two ``uniform`` policies without a game.
     """
-    from arena.tabular_policy import UNIFORM, load_policy
-    from search.best_response import expected_value, nash_conv
-
     if game is None:
         for spec in (spec_a, spec_b):
             if spec != UNIFORM:

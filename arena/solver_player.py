@@ -1,20 +1,21 @@
-"""Perfect play: the player that asks the game for its exact solver (``Game.exact_solver``)."""
+"""Perfect play: the player that asks the game for its exact solver (``games.knowledge(game).exact_solver()``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+import games
 from arena.player_base import legal_actions, make_rng
 from games.base import Game
 
 
 def exact_solver_of(game: Game):
-    """``game.exact_solver()``.
+    """The game's exact solver, ``games.knowledge(game).exact_solver()``.
 
     Raises:
         ValueError: if the game has none.
     """
-    solver = game.exact_solver()
+    solver = games.knowledge(game).exact_solver()
     if solver is None:
         raise ValueError(
             f"no exact solver for {game.name}; expected a game with one (Connect Four: Pons' solver) "
@@ -26,7 +27,7 @@ def exact_solver_of(game: Game):
 class SolverPlayer:
     """Perfect play: a move with the best exact game-theoretic score, ties broken by the ``rng``.
 
-    The solver is the game's (``Game.exact_solver``):
+    The solver is the game's (``Knowledge.exact_solver``):
 
     * Connect Four: Pascal Pons' solver (``games.connect4.exact``; "Solving Connect 4", 2017).
       Scores follow Pons' convention (positive: the side to move wins, larger = sooner), so among

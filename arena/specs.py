@@ -33,7 +33,13 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import games
+from arena import players
+from arena.hybrid_player import HybridAlphaBetaPlayer
 from games.base import Game
+from mcts.evaluators import symmetry_averaged
+from mcts.minibatch import TIMED_LEAVES_PER_CALL
+from networks.loading import load_evaluator
 
 #: accepted options of each kind: ``{kind: {option: type}}``; "model" is a path
 SPEC_OPTIONS: dict[str, dict[str, type]] = {
@@ -176,8 +182,6 @@ def load_model_evaluator(path: str, game: Game, num_threads: int | None = None):
         FileNotFoundError: if ``path`` does not exist.
         ValueError: if the model cannot be read or is for another game (``networks.loading``).
     """
-    from networks.loading import load_evaluator
-
     resolved = str(Path(path).expanduser().resolve())
     key = (resolved, game.name, num_threads)
     if key not in _EVALUATORS:
@@ -204,8 +208,6 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
             for a model that cannot be read or belongs to another game.
         FileNotFoundError: for a missing model path.
     """
-    from arena import players
-
     if isinstance(spec, str):
         spec = parse_spec(spec)
     options = dict(spec.options)
@@ -222,8 +224,6 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
     if kind == "minimax":
         return players.MinimaxPlayer(rng=rng, name=name)
     if kind == "alphabeta" and "model" in options:
-        from arena.hybrid_player import HybridAlphaBetaPlayer
-
         return HybridAlphaBetaPlayer(
             game, load_model_evaluator(options["model"], game, options.get("threads")), depth=options.get("depth"),
             time_limit=options.get("time"), rng=rng, name=name,
@@ -241,9 +241,9 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
             num_simulations=options.get("sims", 1000), c=options.get("c", 1.4), rng=rng, name=name
         )
     if kind == "solver":
-        if game.exact_solver() is None:
+        if games.knowledge(game).exact_solver() is None:
             raise ValueError(
-                f"solver: no exact solver for {game.name}; it plays games with one (Game.exact_solver: "
+                f"solver: no exact solver for {game.name}; it plays games with one (Knowledge.exact_solver: "
                 "Connect Four's, and exhaustive search for games of at most 16 plies such as tic-tac-toe)"
             )
         return players.SolverPlayer(rng=rng, name=name)
@@ -251,12 +251,9 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
         return players.HumanPlayer(rng=rng, name=name, **human_streams)
     evaluate_fn = load_model_evaluator(options["model"], game, options.get("threads"))
     if options.get("symmetries", False):
-        from mcts.evaluators import symmetry_averaged
-
         evaluate_fn = symmetry_averaged(game, evaluate_fn)
     if kind == "policy":
         return players.PolicyPlayer(evaluate_fn, rng=rng, name=name)
-    from mcts.minibatch import TIMED_LEAVES_PER_CALL
 
     default_simulations = MAX_TIMED_SIMULATIONS if "time" in options else DEFAULT_MCTS_SIMULATIONS
     return players.MCTSPlayer(

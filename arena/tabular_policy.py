@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from games import imperfect
+import games
+from games.atomic import atomic_write_text
 from search.best_response import check_policy
 from search.game_tree import GameTree, build_tree
 
@@ -33,7 +34,7 @@ def game_tree(name: str) -> GameTree:
         ValueError: for an unknown game name.
     """
     if name not in _TREES:
-        _TREES[name] = build_tree(imperfect.make(name))
+        _TREES[name] = build_tree(games.make(name))
     return _TREES[name]
 
 
@@ -47,13 +48,11 @@ def policy_to_json(tree: GameTree, policy: np.ndarray) -> dict:
 
 
 def write_policy(path: str | Path, tree: GameTree, policy: np.ndarray) -> Path:
-    """Write the policy JSON atomically (networks/atomic.py), one information state a line.
+    """Write the policy JSON atomically (games/atomic.py), one information state a line.
 
     Raises:
         ValueError: for a bad policy; FileNotFoundError: if the folder does not exist.
     """
-    from networks.atomic import atomic_write_text
-
     data = policy_to_json(tree, policy)
     rows = ",\n".join(f"  {json.dumps(name)}: {json.dumps(row)}" for name, row in data["policy"].items())
     return atomic_write_text(path, f'{{"game": {json.dumps(data["game"])}, "policy": {{\n{rows}\n}}}}\n')
@@ -70,8 +69,8 @@ def policy_from_json(data, source: str = "policy") -> tuple[GameTree, np.ndarray
     if not isinstance(data, dict) or not isinstance(data.get("policy"), dict):
         raise ValueError(f"{source}: expected a JSON object with \"game\" and \"policy\" (an object)")  # noqa: TRY004 - bad file content
     game = data.get("game")
-    if game not in imperfect.names():
-        raise ValueError(f"{source}: \"game\": expected one of {imperfect.names()}, got {game!r}")
+    if game not in games.names([games.IMPERFECT]):
+        raise ValueError(f"{source}: \"game\": expected one of {games.names([games.IMPERFECT])}, got {game!r}")
     tree = game_tree(game)
     table = data["policy"]
     unknown = sorted(set(table) - set(tree.infostate_index))

@@ -1,33 +1,98 @@
-"""Game rules, batched over a leading batch axis. Imports numpy (and numba) only.
+"""Game rules and game knowledge, one registry for every kind of game. Imports numpy (and numba) only.
 
-``games.make("connect4")``, ``games.make("othello")``, ... return the game objects;
-``games.make("openspiel:SPEC")`` wraps an OpenSpiel game (``games.openspiel_adapter``; needs the
-optional ``open_spiel`` package). A game with parameters takes them as keywords
-(``games.make("pig", goal=10)``).
+``games.make("connect4")``, ``games.make("pig", goal=10)``, ``games.make("kuhn")`` return the game
+objects; ``games.make("openspiel:SPEC")`` wraps an OpenSpiel game (``games.openspiel_adapter``;
+needs the optional ``open_spiel`` package). Each registered game has a *kind*:
+
+* ``PERFECT``: perfect information, deterministic (tic-tac-toe, Connect Four, Othello, OpenSpiel);
+* ``CHANCE``: perfect information with chance states (Pig);
+* ``IMPERFECT``: imperfect information with chance (Kuhn and Leduc poker,
+  ``games.imperfect.base.ImperfectInformationGame``), solved by ``search.cfr``.
+
+The first two share the batched ``games.base.Game`` interface that self-play, MCTS and the arena
+play (``BATCHED``). ``games.knowledge(game)`` returns what is known about a batched game beyond its
+rules (``games.knowledge.Knowledge``: move order, heuristic, transposition key, exact solver,
+default network, opening plies), registered beside the rules class.
 """
 
 from __future__ import annotations
 
-from games.base import NO_WINNER, Game
+import argparse
+import importlib
+from typing import NamedTuple
 
-_REGISTRY = {
-    "tictactoe": ("games.tictactoe", "TicTacToe"),
-    "connect4": ("games.connect4.game", "ConnectFour"),
-    "othello": ("games.othello", "Othello"),
-    "othello6x6": ("games.othello", "Othello6x6"),
-    "pig": ("games.pig.game", "Pig"),
+from games.base import NO_WINNER, Game
+from games.knowledge import Knowledge
+from games.openspiel_adapter import PREFIX as OPENSPIEL_PREFIX
+from games.openspiel_adapter import OpenSpielGame, OpenSpielKnowledge
+
+#: kinds of game (``GameEntry.kind``)
+PERFECT, CHANCE, IMPERFECT = "perfect", "chance", "imperfect"
+#: the kinds with the batched ``games.base.Game`` interface
+BATCHED = (PERFECT, CHANCE)
+#: every kind
+KINDS = (PERFECT, CHANCE, IMPERFECT)
+
+
+class GameEntry(NamedTuple):
+    """One registered game: where its classes live, imported when the game is first made.
+
+    Attributes:
+        rules: ``"module.Class"`` of the rules (a ``games.base.Game`` or, for ``IMPERFECT``, a
+            ``games.imperfect.base.ImperfectInformationGame``), built with the game's keywords.
+        knowledge: ``"module.Class"`` of its ``games.knowledge.Knowledge`` subclass, built with the
+            game; None for the generic ``Knowledge`` (and for ``IMPERFECT`` games, which have none).
+        kind: ``PERFECT``, ``CHANCE`` or ``IMPERFECT``.
+    """
+
+    rules: str
+    knowledge: str | None = None
+    kind: str = PERFECT
+
+
+_REGISTRY: dict[str, GameEntry] = {
+    "tictactoe": GameEntry("games.tictactoe.TicTacToe", "games.tictactoe.TicTacToeKnowledge"),
+    "connect4": GameEntry("games.connect4.game.ConnectFour", "games.connect4.knowledge.ConnectFourKnowledge"),
+    "othello": GameEntry("games.othello.Othello", "games.othello.OthelloKnowledge"),
+    "othello6x6": GameEntry("games.othello.Othello6x6", "games.othello.OthelloKnowledge"),
+    "pig": GameEntry("games.pig.game.Pig", "games.pig.knowledge.PigKnowledge", CHANCE),
+    "kuhn": GameEntry("games.imperfect.kuhn.KuhnPoker", None, IMPERFECT),
+    "leduc": GameEntry("games.imperfect.leduc.LeducPoker", None, IMPERFECT),
 }
 
-
-def names() -> list[str]:
-    """Registered game ids."""
-    return sorted(_REGISTRY)
-
-
-#: the game id prefix of OpenSpiel games, ``openspiel:SPEC``
-OPENSPIEL_PREFIX = "openspiel:"
 #: the game name that, with an OpenSpiel game string beside it, stands for ``openspiel:SPEC``
 OPENSPIEL = "openspiel"
+
+
+def _check_kinds(kinds) -> tuple[str, ...]:
+    kinds = tuple(kinds)
+    unknown = [kind for kind in kinds if kind not in KINDS]
+    if unknown:
+        raise ValueError(f"expected kinds among {list(KINDS)}, got {unknown}")
+    return kinds
+
+
+def names(kinds=BATCHED) -> list[str]:
+    """Registered game ids of the given kinds, sorted (default: the batched games, ``BATCHED``).
+
+    Raises:
+        ValueError: for a kind not in ``KINDS``.
+    """
+    kinds = _check_kinds(kinds)
+    return sorted(name for name, entry in _REGISTRY.items() if entry.kind in kinds)
+
+
+def kind(name: str) -> str:
+    """The kind of the game ``name`` (``PERFECT`` for ``openspiel:SPEC``).
+
+    Raises:
+        ValueError: for an unknown name (the message lists the registered ones).
+    """
+    if name.startswith(OPENSPIEL_PREFIX):
+        return PERFECT
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown game {name!r}; expected one of {names(KINDS)} or openspiel:SPEC")
+    return _REGISTRY[name].kind
 
 
 def resolve(name: str, openspiel: str | None = None) -> str:
@@ -47,27 +112,34 @@ def resolve(name: str, openspiel: str | None = None) -> str:
     return name
 
 
-def is_known(name: str) -> bool:
-    """True for a registered id or an ``openspiel:SPEC`` id (whether SPEC loads is ``make``'s test)."""
-    return name in _REGISTRY or name.startswith(OPENSPIEL_PREFIX)
+def is_known(name: str, kinds=BATCHED) -> bool:
+    """True for a registered id of the given kinds (default ``BATCHED``) or an ``openspiel:SPEC``
+    id while ``PERFECT`` is among them (whether SPEC loads is ``make``'s test)."""
+    kinds = _check_kinds(kinds)
+    if name.startswith(OPENSPIEL_PREFIX):
+        return PERFECT in kinds
+    return name in _REGISTRY and _REGISTRY[name].kind in kinds
 
 
 def game_name_argument(text: str) -> str:
-    """``argparse`` type of a ``--game`` option: a registered id or ``openspiel:SPEC``.
+    """``argparse`` type of a ``--game`` option: a registered batched game or ``openspiel:SPEC``.
 
     Raises:
         argparse.ArgumentTypeError: for anything else, listing the registered ids.
     """
     if is_known(text):
         return text
-    import argparse
-
     raise argparse.ArgumentTypeError(f"expected one of {names()} or openspiel:SPEC, got {text!r}")
 
 
-def make(name: str, **params) -> Game:
-    """Return the game registered as ``name`` built with ``params`` (e.g. Pig's ``goal``), or the
-    OpenSpiel game of ``openspiel:SPEC``.
+def _load(path: str):
+    module_name, _, class_name = path.rpartition(".")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def make(name: str, **params):
+    """Return the game registered as ``name`` (any kind) built with ``params`` (e.g. Pig's
+    ``goal``), or the OpenSpiel game of ``openspiel:SPEC``.
 
     Raises:
         ValueError: for an unknown name (the message lists the registered ones), a parameter the
@@ -76,19 +148,51 @@ def make(name: str, **params) -> Game:
             a spec it cannot load, a game of a kind the project cannot play).
     """
     if name.startswith(OPENSPIEL_PREFIX):
-        from games.openspiel_adapter import OpenSpielGame
-
-        return OpenSpielGame(name[len(OPENSPIEL_PREFIX) :])
+        return OpenSpielGame(name[len(OPENSPIEL_PREFIX) :], **params)
     if name not in _REGISTRY:
-        raise ValueError(f"unknown game {name!r}; expected one of {names()} or openspiel:SPEC")
-    import importlib
-
-    module_name, class_name = _REGISTRY[name]
-    cls = getattr(importlib.import_module(module_name), class_name)
+        raise ValueError(f"unknown game {name!r}; expected one of {names(KINDS)} or openspiel:SPEC")
+    cls = _load(_REGISTRY[name].rules)
     try:
         return cls(**params)
     except TypeError as error:
         raise ValueError(f"game {name!r} does not take the parameters {sorted(params)}: {error}") from None
 
 
-__all__ = ["NO_WINNER", "OPENSPIEL", "OPENSPIEL_PREFIX", "Game", "game_name_argument", "is_known", "make", "names", "resolve"]
+def knowledge(game: Game) -> Knowledge:
+    """What is known about ``game`` beyond its rules: its registered ``Knowledge`` subclass built
+    with the game, ``OpenSpielKnowledge`` for an OpenSpiel game, else the generic ``Knowledge``
+    (a batched game outside the registry, such as one a test builds).
+
+    Raises:
+        ValueError: for an imperfect-information game (knowledge is for batched games).
+    """
+    if isinstance(game, OpenSpielGame):
+        return OpenSpielKnowledge(game)
+    entry = _REGISTRY.get(game.name)
+    if entry is not None and entry.kind == IMPERFECT:
+        raise ValueError(f"{game.name} is an imperfect-information game; knowledge is for the batched games {names()}")
+    if entry is None or entry.knowledge is None:
+        return Knowledge(game)
+    return _load(entry.knowledge)(game)
+
+
+__all__ = [
+    "BATCHED",
+    "CHANCE",
+    "IMPERFECT",
+    "KINDS",
+    "NO_WINNER",
+    "OPENSPIEL",
+    "OPENSPIEL_PREFIX",
+    "PERFECT",
+    "Game",
+    "GameEntry",
+    "Knowledge",
+    "game_name_argument",
+    "is_known",
+    "kind",
+    "knowledge",
+    "make",
+    "names",
+    "resolve",
+]

@@ -30,7 +30,6 @@ ed., section 5.5, "Stochastic games"): ``is_chance_state``, ``chance_outcomes`` 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -132,18 +131,13 @@ class Game(ABC):
         observation_shape: ``(C, H, W)`` of one encoded observation.
         state_size: ``S``, the number of ``int64`` columns of a state row.
         max_game_length: an upper bound on the plies of any game.
-        default_opening_plies: seeded random plies that open each pair of arena games when the
-            command line does not say (``arena --opening-plies``); enough for distinct games, few
-            enough that perfect players are not handed lost positions too often.
-        heuristic_bound: bound on ``|heuristic_fn()(state)|`` (0.0 when there is no heuristic).
         num_chance_outcomes: ``K``, the most outcomes of any chance state; 0 for a game without
             chance (then no state is a chance state).
 
-    Game knowledge that search, the arena and the networks ask for lives behind the optional
-    hooks at the end of this class (``action_order``, ``heuristic_fn``, ``transposition_key``,
-    ``exact_solver``, ``labelled_set_names``/``labelled_set``, ``default_network``): each has a
-    generic default, and a game overrides the ones it knows better. Code outside ``games/``
-    never asks a game for its name to decide how to treat it.
+    What is known about playing a game well (move order, heuristic, transposition key, exact
+    solver, default network, opening plies) is not here but in its ``games.knowledge.Knowledge``,
+    registered beside it (``games.knowledge(game)``). Code outside ``games/`` never asks a game
+    for its name to decide how to treat it.
     """
 
     name: str = ""
@@ -152,8 +146,6 @@ class Game(ABC):
     observation_shape: tuple[int, int, int] = (0, 0, 0)
     state_size: int = 0
     max_game_length: int = 0
-    default_opening_plies: int = 2
-    heuristic_bound: float = 0.0
     num_chance_outcomes: int = 0
 
     # ----------------------------------------------------------------- batched API
@@ -413,112 +405,6 @@ class Game(ABC):
         if winner == NO_WINNER:
             return 0.0
         return 1.0 if winner == player else -1.0
-
-
-    # ------------------------------------------------------ optional hooks (game knowledge)
-    def action_order(self) -> list[int]:
-        """Every action once, the a-priori most promising first (alpha-beta's static move order).
-
-        Default: increasing order, ``list(range(num_actions))``.
-        """
-        return list(range(self.num_actions))
-
-    def heuristic_fn(self) -> Callable[[tuple], float] | None:
-        """Static evaluation of a non-terminal single-state tuple for the player to move, or None.
-
-        The function's values lie in ``[-heuristic_bound, heuristic_bound]``. Default: None (the
-        game has no heuristic; alpha-beta then scores the horizon 0).
-        """
-        return None
-
-    def transposition_key(self, state: tuple) -> Hashable:
-        """Transposition-table key of a single-state tuple: equal exactly for equal positions.
-
-        Default: the state tuple itself.
-        """
-        return state
-
-    def exact_solver(self):
-        """An exact solver, or None: an object with ``action_scores(state) -> {action: score}``
-        (the exact game-theoretic score of each legal action for the player to move, larger is
-        better, positive a win, 0 a draw, negative a loss) and ``optimal_actions(state) ->
-        list[int]`` (the legal actions with the best score, increasing).
-
-        Default: exhaustive negamax (``games.exhaustive.ExhaustiveSolver``; scores -1.0, 0.0, +1.0)
-        for games of at most ``games.exhaustive.MAX_EXHAUSTIVE_PLIES`` plies, else None. One object
-        per game class and name, so its table is shared by every caller.
-        """
-        from games.exhaustive import shared_exhaustive_solver
-
-        return shared_exhaustive_solver(self)
-
-    def labelled_set_names(self) -> list[str]:
-        """Names of the positions labelled by perfect play that this game ships (default: none)."""
-        return []
-
-    def labelled_set_groups(self) -> dict[str, list[str]]:
-        """Further labelled sets, measured only when named (never by default, so not in
-        ``labelled_set_names``): ``{group name: [set names]}``; ``labelled_set`` accepts each set
-        name. Default: none (Connect Four: Pons' six test sets, ``games.connect4.pons``, when
-        their files are present)."""
-        return {}
-
-    def labelled_set(self, name: str):
-        """The labelled set ``name``: a ``games.labelled.LabelledSet``.
-
-        Raises:
-            ValueError: for a name not in ``labelled_set_names()`` (the message lists them).
-        """
-        known = self.labelled_set_names()
-        raise ValueError(f"unknown position set {name!r} for {self.name}; expected one of {known}")
-
-    def chosen_move_set_names(self) -> list[str]:
-        """Sets measured on every line by solving only the moves a player chose, for sets too dear
-        to label whole (``arena.accuracy.chosen_move_rate``). Default: none (Connect Four: Pons'
-        sets whose files are present, ``games.connect4.pons_chosen``)."""
-        return []
-
-    def chosen_move_positions(self, name: str) -> list[str]:
-        """The move strings of every line of the chosen-move set ``name``, in file order.
-
-        Raises:
-            ValueError: for a name not in ``chosen_move_set_names()`` (the message lists them).
-        """
-        raise ValueError(
-            f"{self.name} has no set measured by chosen moves named {name!r}; expected one of {self.chosen_move_set_names()}"
-        )
-
-    def chosen_move_mistakes(self, name: str, actions, workers: int = 1, progress=None) -> dict:
-        """Which of ``actions`` (``[K]`` int, the first ``K`` lines of set ``name``) are mistakes:
-        ``{"mistakes": [K] bool, "solved": moves searched now, "seconds": their CPU seconds}``.
-
-        Raises:
-            ValueError: for a name not in ``chosen_move_set_names()``, or bad actions.
-        """
-        self.chosen_move_positions(name)  # the error for an unknown name
-        raise NotImplementedError(f"{type(self).__name__} lists chosen-move sets but does not measure them")
-
-    def read_labelled_set(self, path):
-        """A ``games.labelled.LabelledSet`` read from a file in the game's own format.
-
-        Raises:
-            ValueError: by default: the game has no such format (Connect Four has one,
-                ``games/connect4/positions``).
-        """
-        raise ValueError(
-            f"{self.name} reads no labelled-position files; the shipped format is Connect Four's "
-            "(games/connect4/positions)"
-        )
-
-    def default_network(self, gpu: bool = False) -> dict:
-        """Keyword arguments of ``networks.config.NetworkConfig`` for this game's default network.
-
-        Default: the residual tower of 4 blocks of 32 channels on a CPU (``gpu=False``) and of
-        10 blocks of 128 channels on a GPU (``networks.config`` measures both).
-        """
-        if gpu:
-            return {"kind": "resnet", "num_blocks": 10, "channels": 128, "value_hidden": 128}
-        return {"kind": "resnet", "num_blocks": 4, "channels": 32, "value_hidden": 64}
 
 
 def _row(state) -> np.ndarray:

@@ -1,6 +1,9 @@
-"""Input checks shared by every layer (``games`` is the lowest one, so all may import it)."""
+"""Input checks shared by every layer (``games`` is the lowest one, so all may import it): value
+checks for library arguments and ``argparse`` types for command lines."""
 
 from __future__ import annotations
+
+import argparse
 
 import numpy as np
 
@@ -22,3 +25,26 @@ def check_int(name: str, value, minimum: int | None = None) -> int:
         shown = int(value) if is_int(value) else repr(value)
         raise ValueError(f"{name}: expected an int{bound}, got {shown}")
     return int(value)
+
+
+def int_argument(minimum: int):
+    """An ``argparse`` ``type=``: the text as an ``int`` that is at least ``minimum``.
+
+    ``parser.add_argument("--games", type=int_argument(1))``; the command line's error then reads
+    ``"expected an integer >= 1, got 'x'"`` (text that is no integer) or ``"..., got 0"``.
+
+    Raises (from the returned function):
+        argparse.ArgumentTypeError: for text that is not an integer or an integer below ``minimum``.
+    """
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {value}")
+        return value
+
+    parse.__name__ = f"integer >= {minimum}"
+    return parse

@@ -6,14 +6,10 @@ and a child's value is negated once per ply. Values are the game's utility, -1.0
 memoised by state tuple, so one solver reused over many games searches each position once (the
 tic-tac-toe table holds 5,478 positions). ``search.minimax.Minimax`` is the same algorithm with
 node counts and a switchable table, for teaching and tests; this one is what the arena's perfect
-player and the labelled sets use.
+player and the labelled sets (``arena/positions/exhaustive.py``) use.
 """
 
 from __future__ import annotations
-
-from collections import deque
-
-import numpy as np
 
 #: longest game (plies) solved exhaustively; Connect Four's 42 plies are far beyond it
 MAX_EXHAUSTIVE_PLIES = 16
@@ -86,39 +82,3 @@ def shared_exhaustive_solver(game) -> ExhaustiveSolver | None:
     if solver is None:
         solver = _SHARED[key] = ExhaustiveSolver(game)
     return solver
-
-
-def every_position_labelled_set(game, name: str = "all"):
-    """Every reachable non-terminal position, each action labelled by ``ExhaustiveSolver``.
-
-    Breadth first from the start, each position with its shortest move string. Returns a
-    ``games.labelled.LabelledSet`` (outcome +1 win, 0 draw, -1 loss, ``ILLEGAL`` for an illegal
-    action).
-
-    Raises:
-        ValueError: if the game is too long to solve exhaustively.
-    """
-    from games.labelled import ILLEGAL, LabelledSet
-
-    solver = shared_exhaustive_solver(game)
-    if solver is None:
-        raise ValueError(f"{game.name} is too long to label every position exhaustively")
-    start = game.initial_state()
-    seen = {start: ""}
-    queue = deque([start])
-    moves, states, outcomes = [], [], []
-    while queue:
-        state = queue.popleft()
-        if game.terminal_test(state):
-            continue
-        row = np.full(game.num_actions, ILLEGAL, dtype=np.int8)
-        for action, value in solver.action_scores(state).items():
-            row[action] = int(np.sign(value))
-            child = game.result(state, action)
-            if child not in seen:
-                seen[child] = seen[state] + game.action_to_string(action)
-                queue.append(child)
-        moves.append(seen[state])
-        states.append(state)
-        outcomes.append(row)
-    return LabelledSet(name, moves, np.array(states, dtype=np.int64), np.stack(outcomes))

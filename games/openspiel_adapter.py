@@ -32,8 +32,9 @@ from collections import OrderedDict
 
 import numpy as np
 
-from games import bitboard as bb
+import games.bitboard as bb
 from games.base import Game, check_batch
+from games.knowledge import Knowledge
 
 #: registry prefix of adapter games: ``openspiel:SPEC``
 PREFIX = "openspiel:"
@@ -52,7 +53,7 @@ def import_pyspiel():
         ValueError: if ``open_spiel`` is not installed.
     """
     try:
-        import pyspiel
+        import pyspiel  # optional dependency (pyspiel): imported where it is used
     except ImportError:
         raise ValueError(f"OpenSpiel games need the open_spiel package: {INSTALL_HINT}") from None
     return pyspiel
@@ -64,7 +65,7 @@ def check_game_type(spec: str, game) -> None:
     Raises:
         ValueError: naming every property the game lacks, with what is required.
     """
-    import pyspiel
+    import pyspiel  # optional dependency (pyspiel): imported where it is used
 
     kind = game.get_type()
     problems = []
@@ -100,7 +101,6 @@ class OpenSpielGame(Game):
     """
 
     version = 1
-    default_opening_plies = 2
 
     def __init__(self, spec: str, cache_size: int = DEFAULT_CACHE_SIZE) -> None:
         pyspiel = import_pyspiel()
@@ -304,11 +304,15 @@ class OpenSpielGame(Game):
         row = np.asarray(state, dtype=np.int64)
         return str(self.openspiel_state(row))
 
-    # ------------------------------------------------------------------- hooks
+
+class OpenSpielKnowledge(Knowledge):
+    """The generic knowledge, with a network fitted to the shape of the game's observation."""
+
     def default_network(self, gpu: bool = False) -> dict:
-        """A ResNet (the ``Game`` default) for a board-shaped observation, else an MLP of two
+        """A ResNet (the ``Knowledge`` default) for a board-shaped observation, else an MLP of two
         hidden layers (128 units on a CPU, 512 on a GPU) for a flat one."""
-        if self.observation_shape[1] * self.observation_shape[2] > 1:
+        shape = self.game.observation_shape
+        if shape[1] * shape[2] > 1:
             return super().default_network(gpu)
         width = 512 if gpu else 128
         return {"kind": "mlp", "mlp_hidden": (width, width), "value_hidden": 64}

@@ -27,8 +27,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from games import bitboard as bb
+import games.bitboard as bb
 from games.base import CELL_MOVES, DISCS, EMPTY_CELL, BoardView, check_batch
+from games.knowledge import Knowledge
 
 ONGOING, FIRST_PLAYER_WON, SECOND_PLAYER_WON, DRAW = (
     bb.ONGOING, bb.FIRST_PLAYER_WON, bb.SECOND_PLAYER_WON, bb.DRAW,
@@ -36,7 +37,7 @@ ONGOING, FIRST_PLAYER_WON, SECOND_PLAYER_WON, DRAW = (
 CURRENT, OPPONENT, PLY, STATUS = 0, 1, 2, 3
 STATE_SIZE = 4
 
-#: weights of the static evaluation (``Othello.heuristic_fn``): points per corner, per legal
+#: weights of the static evaluation (``OthelloKnowledge.heuristic_fn``): points per corner, per legal
 #: placement and per disc, each counted as the mover's minus the opponent's
 CORNER_WEIGHT = 25
 MOBILITY_WEIGHT = 5
@@ -320,15 +321,11 @@ class Othello(bb.BitboardGame):
     observation_shape = (2, 8, 8)
     state_size = STATE_SIZE
     max_game_length = 2 * (8 * 8 - 4)  # 60 placements, and at most one pass before each
-    default_opening_plies = 2
-    #: bound on ``|heuristic_fn()(state)|`` (4 corners, N*N placements, N*N discs)
-    heuristic_bound = float(4 * CORNER_WEIGHT + 2 * 64 * MOBILITY_WEIGHT + 64 * DISC_WEIGHT)
 
     def __init__(self) -> None:
         n = self.size
         self._board, self._not_first, self._not_last = _board_masks(n)
         self._masks = (n, self._board, self._not_first, self._not_last)
-        self._corners = np.uint64(sum(1 << c for c in (0, n - 1, n * (n - 1), n * n - 1)))
         self._symmetries = _symmetry_table(n)
         self._letters = "abcdefghijklmnopqrstuvwxyz"[:n]
 
@@ -535,14 +532,38 @@ class Othello(bb.BitboardGame):
             raise ValueError(f"illegal action {action}: expected one of {self.actions(state)}")
         return (int(current), int(opponent), int(ply), int(status))
 
-    # ------------------------------------------------------------------- search hooks
+
+class Othello6x6(Othello):
+    """Othello on a 6x6 board: 37 actions (36 cells, then the pass), observation ``(2, 6, 6)``."""
+
+    name = "othello6x6"
+    version = 1
+    size = 6
+    num_actions = 6 * 6 + 1
+    observation_shape = (2, 6, 6)
+    max_game_length = 2 * (6 * 6 - 4)
+
+
+class OthelloKnowledge(Knowledge):
+    """What Othello's searches know beyond the rules (either board size): a static evaluation
+    (``heuristic_fn``) and a corners-first move order. The transposition key and the network are
+    the ``Knowledge`` defaults (the state tuple; ResNet b4c32 on a CPU, b10c128 on a GPU)."""
+
+    def __init__(self, game: Othello) -> None:
+        super().__init__(game)
+        n = game.size
+        #: bound on ``|heuristic_fn()(state)|`` (4 corners, N*N placements, N*N discs)
+        self.heuristic_bound = float(4 * CORNER_WEIGHT + 2 * n * n * MOBILITY_WEIGHT + n * n * DISC_WEIGHT)
+
     def heuristic_fn(self):
         """Static evaluation of a live state tuple for the player to move, an ``int`` with
         ``|value| <= heuristic_bound``: ``CORNER_WEIGHT`` x corner discs + ``MOBILITY_WEIGHT`` x
         legal placements + ``DISC_WEIGHT`` x discs, each the mover's minus the opponent's (the
         three classical Othello features: Rosenbloom, "A world-championship-level Othello
         program", *Artificial Intelligence* 19 (1982); the weights are chosen here)."""
-        masks, corners = self._masks, self._corners
+        n = self.game.size
+        masks = (n, *_board_masks(n))
+        corners = np.uint64(sum(1 << c for c in (0, n - 1, n * (n - 1), n * n - 1)))
 
         def evaluate(state: tuple) -> int:
             return int(_evaluate(state[CURRENT], state[OPPONENT], *masks, corners))
@@ -552,7 +573,7 @@ class Othello(bb.BitboardGame):
     def action_order(self) -> list[int]:
         """Corners first, then the other cells by how far they lie from the squares next to a
         corner (those last), then the pass."""
-        n = self.size
+        n = self.game.size
 
         def rank(cell: int) -> tuple[int, int]:
             row, col = divmod(cell, n)
@@ -565,19 +586,4 @@ class Othello(bb.BitboardGame):
                 return (1, cell)
             return (2, cell)
 
-        return sorted(range(n * n), key=rank) + [self.pass_action]
-
-    # transposition_key and default_network: the Game defaults (the state tuple; ResNet b4c32 on a
-    # CPU, b10c128 on a GPU)
-
-
-class Othello6x6(Othello):
-    """Othello on a 6x6 board: 37 actions (36 cells, then the pass), observation ``(2, 6, 6)``."""
-
-    name = "othello6x6"
-    version = 1
-    size = 6
-    num_actions = 6 * 6 + 1
-    observation_shape = (2, 6, 6)
-    max_game_length = 2 * (6 * 6 - 4)
-    heuristic_bound = float(4 * CORNER_WEIGHT + 2 * 36 * MOBILITY_WEIGHT + 36 * DISC_WEIGHT)
+        return sorted(range(n * n), key=rank) + [self.game.pass_action]

@@ -8,13 +8,12 @@ moves first. State rows follow ``games.bitboard``: ``[current, mask, ply, status
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 from numba import njit
 
-from games import bitboard as bb
+import games.bitboard as bb
 from games.base import CELL_MOVES, BoardView
+from games.knowledge import Knowledge
 
 NUM_CELLS = 9
 FULL_MASK = (1 << NUM_CELLS) - 1
@@ -140,35 +139,6 @@ class TicTacToe(bb.BitboardGame):
     num_actions = NUM_CELLS
     observation_shape = (2, 3, 3)
     max_game_length = NUM_CELLS
-    #: every one-ply position is still a draw under perfect play; some two-ply ones are lost
-    default_opening_plies = 1
-    #: name of the single labelled set: every reachable non-terminal position
-    LABELLED_SET = "all"
-
-    # ------------------------------------------------------ optional hooks (game knowledge)
-    def action_order(self) -> list[int]:
-        """Centre, corners, edges: ``[4, 0, 2, 6, 8, 1, 3, 5, 7]``."""
-        return [4, 0, 2, 6, 8, 1, 3, 5, 7]
-
-    def labelled_set_names(self) -> list[str]:
-        """One set, ``"all"``: every reachable non-terminal position (4,520)."""
-        return [self.LABELLED_SET]
-
-    def labelled_set(self, name: str):
-        """``"all"``: every reachable non-terminal position, each action labelled by exhaustive
-        negamax (``games.exhaustive.every_position_labelled_set``), computed once per process.
-
-        Raises:
-            ValueError: for another name.
-        """
-        if name != self.LABELLED_SET:
-            known = self.labelled_set_names()
-            raise ValueError(f"unknown position set {name!r} for {self.name}; expected one of {known}")
-        return _every_position_set()
-
-    def default_network(self, gpu: bool = False) -> dict:
-        """A two-layer MLP (128, 128) with a 64-unit value head, CPU or GPU: the whole game fits."""
-        return {"kind": "mlp", "mlp_hidden": (128, 128), "value_hidden": 64}
 
     # ----------------------------------------------------------------- batched API
     def _legal_kernel(self, states, out):
@@ -285,8 +255,17 @@ class TicTacToe(bb.BitboardGame):
         return (current ^ mask, mask | bit, ply + 1, new_status)
 
 
-@functools.lru_cache(maxsize=1)
-def _every_position_set():
-    from games.exhaustive import every_position_labelled_set
+class TicTacToeKnowledge(Knowledge):
+    """What tic-tac-toe's searches and players know beyond the rules: centre-first move order and
+    a small MLP; the exact solver is the generic exhaustive negamax (``games.exhaustive``)."""
 
-    return every_position_labelled_set(TicTacToe(), TicTacToe.LABELLED_SET)
+    #: every one-ply position is still a draw under perfect play; some two-ply ones are lost
+    default_opening_plies = 1
+
+    def action_order(self) -> list[int]:
+        """Centre, corners, edges: ``[4, 0, 2, 6, 8, 1, 3, 5, 7]``."""
+        return [4, 0, 2, 6, 8, 1, 3, 5, 7]
+
+    def default_network(self, gpu: bool = False) -> dict:
+        """A two-layer MLP (128, 128) with a 64-unit value head, CPU or GPU: the whole game fits."""
+        return {"kind": "mlp", "mlp_hidden": (128, 128), "value_hidden": 64}

@@ -31,8 +31,8 @@ from functools import lru_cache
 
 import numpy as np
 
+import mcts._kernels as _kernels
 from games.base import Game
-from mcts import _kernels
 from mcts.evaluators import EvaluateFn
 from mcts.policy import check_rng, completed_q_policy, completed_q_sigma
 from mcts.search import SearchOutput, _search, root_child_proven_values

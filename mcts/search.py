@@ -35,9 +35,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import mcts._kernels as _kernels
 from games.base import Game, check_batch, check_not_chance
 from games.checks import is_int
-from mcts import _kernels
 from mcts.evaluators import EvaluateFn, takes_states
 from mcts.policy import add_dirichlet_noise, check_rng, mask_priors
 from mcts.tree import PROVEN_DRAW, ROOT_INDEX, UNPROVEN, Tree, empty_tree, grow_tree

@@ -18,9 +18,9 @@ import math
 
 import numpy as np
 
+import mcts._kernels as _kernels
 from games.base import Game, check_batch
 from games.checks import is_int
-from mcts import _kernels
 from mcts.evaluators import EvaluateFn, random_rollout_evaluator
 from mcts.search import SearchOutput, _search
 from mcts.tree import Tree

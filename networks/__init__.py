@@ -59,10 +59,10 @@ def build_network(config: NetworkConfig, observation_shape, num_actions: int):
     if not isinstance(config, NetworkConfig):
         raise ValueError(f"config: expected a NetworkConfig, got {type(config).__name__}")
     if config.kind == "resnet":
-        from networks.resnet import ResNet
+        from networks.resnet import ResNet  # heavy dependency (torch): imported where it is used
 
         return ResNet(config, observation_shape, num_actions)
-    from networks.mlp import MLP
+    from networks.mlp import MLP  # heavy dependency (torch): imported where it is used
 
     return MLP(config, observation_shape, num_actions)
 

@@ -11,7 +11,7 @@ A weights file is ``torch.save`` of one dict holding only tensors and plain Pyth
         "extra": {...},                 # plain types: training step, arena record, ...
     }
 
-It is written atomically (:mod:`networks.atomic`) and read with ``torch.load(weights_only=True)``,
+It is written atomically (:mod:`games.atomic`) and read with ``torch.load(weights_only=True)``,
 so a crafted pickle cannot run code. A training checkpoint may embed the same dict under the key
 ``"model"`` (see :func:`model_payload`); :func:`load_model` accepts both. Every load error is a
 ``ValueError`` that names the file and says what was expected and what was found (KataGo's rule:
@@ -20,6 +20,7 @@ a load error says exactly what does not match).
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from dataclasses import dataclass, field
@@ -28,8 +29,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from games.atomic import atomic_write_bytes
 from games.checks import is_int
-from networks.atomic import atomic_torch_save
+from networks import build_network
 from networks.config import NetworkConfig
 from networks.model_utils import unwrap_model
 
@@ -247,8 +249,6 @@ def model_from_payload(
 
     Arguments and errors as :func:`load_model`; ``source`` names the origin in messages.
     """
-    from networks import build_network
-
     required = ("game", "observation_shape", "num_actions", "network", "state_dict")
     missing_fields = [key for key in required if key not in payload]
     if missing_fields:
@@ -351,3 +351,19 @@ def load_model(
     path = Path(path)
     payload = _read_payload(path, map_location)
     return model_from_payload(payload, expected_game, expected_config, source=str(path))
+
+
+def atomic_torch_save(obj, path: str | os.PathLike) -> Path:
+    """``torch.save(obj)`` to ``path`` atomically.
+
+    The object is serialised to memory first, so a serialisation error leaves no temporary file.
+    Save only tensors and plain Python types, so that ``torch.load(weights_only=True)`` can read it
+    back (checkpoints hold only tensors and plain Python types).
+
+    Raises:
+        FileNotFoundError: as :func:`atomic_write`.
+        Whatever ``torch.save`` raises for an unpicklable object.
+    """
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    return atomic_write_bytes(path, buffer.getvalue())

@@ -15,6 +15,7 @@ import functools
 import re
 from dataclasses import asdict, dataclass, field, fields, replace
 
+import games
 from games.checks import check_int
 
 #: Accepted values of :attr:`NetworkConfig.kind`.
@@ -137,15 +138,13 @@ class NetworkConfig:
 
 
 def default_config(game_name: str, gpu: bool = False) -> NetworkConfig:
-    """The project's default network for a registered game id: ``Game.default_network(gpu)``.
+    """The project's default network for a registered game id: ``games.knowledge(game).default_network(gpu)``.
 
     One object per ``(game_name, gpu)`` (cached), so the constants below are the defaults.
 
     Raises:
         ValueError: for a game id that is not registered; the message lists the known ids.
     """
-    import games
-
     if game_name not in games.names():
         raise ValueError(f"no default network for game {game_name!r}; expected one of {games.names()}")
     return _default_config(game_name, bool(gpu))
@@ -153,9 +152,7 @@ def default_config(game_name: str, gpu: bool = False) -> NetworkConfig:
 
 @functools.cache
 def _default_config(game_name: str, gpu: bool) -> NetworkConfig:
-    import games
-
-    return NetworkConfig(**games.make(game_name).default_network(gpu=gpu))
+    return NetworkConfig(**games.knowledge(games.make(game_name)).default_network(gpu=gpu))
 
 
 def as_network_config(value) -> NetworkConfig:

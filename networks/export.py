@@ -1,6 +1,6 @@
 """Export a network for deployment: ONNX graph, safetensors weights and a JSON sidecar.
 
-``export_model`` writes three files into a folder, each atomically (:mod:`networks.atomic`), the
+``export_model`` writes three files into a folder, each atomically (:mod:`games.atomic`), the
 sidecar last so that its SHA-256 entries describe complete files:
 
 * ``model.onnx``: ONNX opset ``OPSET`` (>= 17), input ``observation`` ``[batch, C, H, W]`` float32,
@@ -28,9 +28,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from games.atomic import atomic_write_bytes, atomic_write_json
 from games.checks import is_int
-from networks.atomic import atomic_write_bytes, atomic_write_json
-from networks.checkpoint import ModelMetadata, check_plain
+from networks.checkpoint import FORMAT, FORMAT_VERSION, ModelMetadata, check_plain, model_from_payload
 from networks.config import NetworkConfig
 from networks.model_utils import unwrap_model
 from networks.onnx_evaluator import (
@@ -41,6 +41,7 @@ from networks.onnx_evaluator import (
     OUTPUT_NAMES,
     SIDECAR_FILE,
     WEIGHTS_FILE,
+    OnnxEvaluator,
     load_exported,
     read_sidecar,
     sha256_file,
@@ -119,9 +120,7 @@ def onnx_runtime_evaluator(model: torch.nn.Module, game, network: NetworkConfig 
     Raises:
         ValueError: if ``threads`` < 1, or as :func:`onnx_bytes`.
     """
-    import onnxruntime
-
-    from networks.onnx_evaluator import OnnxEvaluator
+    import onnxruntime  # heavy dependency (onnxruntime): imported where it is used
 
     if not is_int(threads) or threads < 1:
         raise ValueError(f"threads: expected an int >= 1, got {threads!r}")
@@ -196,6 +195,7 @@ def export_model(
         ValueError: for a bad ``config``, ``game_name``, ``game_version``, ``opset``, a non-plain or
             non-JSON ``extra``, or (``verify``) an ONNX/torch mismatch.
     """
+    # heavy dependency (safetensors): imported where it is used
     from safetensors.torch import save as safetensors_save
 
     if not isinstance(config, NetworkConfig):
@@ -276,10 +276,8 @@ def load_exported_torch(path: str | os.PathLike, expected_game=None) -> tuple[to
         ValueError: if the weights do not match the SHA-256 in the sidecar, cannot be read, or do
             not fit the network or the expected game.
     """
-    from safetensors import SafetensorError
+    from safetensors import SafetensorError  # heavy dependency (safetensors): imported where it is used
     from safetensors.torch import load_file
-
-    from networks.checkpoint import FORMAT, FORMAT_VERSION, model_from_payload
 
     sidecar = read_sidecar(path)
     folder = Path(path) if Path(path).is_dir() else Path(path).parent

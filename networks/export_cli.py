@@ -32,7 +32,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``export-model`` console script; returns the exit status (0 or 2)."""
     args = _parser().parse_args(argv)
-    from networks.checkpoint import load_model
+    from networks.checkpoint import load_model  # heavy dependency (torch): imported where it is used
     from networks.export import OPSET, export_model
 
     try:

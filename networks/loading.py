@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from networks.onnx_evaluator import ONNX_FILE, SIDECAR_FILE, WEIGHTS_FILE
+from networks.onnx_evaluator import ONNX_FILE, SIDECAR_FILE, WEIGHTS_FILE, load_exported
 
 
 def is_export(path: str | os.PathLike) -> bool:
@@ -61,22 +61,20 @@ def load_evaluator(
     if backend == "onnx" and not exported:
         raise ValueError(f"{path}: backend 'onnx' needs an export folder (export-model CHECKPOINT OUT_DIR)")
     if exported and backend in ("auto", "onnx"):
-        from networks.onnx_evaluator import load_exported
-
         return load_exported(path, expected_game=expected_game, num_threads=num_threads)
-    from networks.evaluator import TorchEvaluator
+    from networks.evaluator import TorchEvaluator  # heavy dependency (torch): imported where it is used
 
     if num_threads is not None:
-        import torch
+        import torch  # heavy dependency (torch): imported where it is used
 
         torch.set_num_threads(int(num_threads))
 
     if exported:
-        from networks.export import load_exported_torch
+        from networks.export import load_exported_torch  # heavy dependency (torch): imported where it is used
 
         model, _ = load_exported_torch(path, expected_game=expected_game)
     else:
-        from networks.checkpoint import load_model
+        from networks.checkpoint import load_model  # heavy dependency (torch): imported where it is used
 
         model, _ = load_model(path, expected_game=expected_game)
     return TorchEvaluator(model, device=device)

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 
 import numpy as np
 import torch
+from torch.nn.utils.fusion import fuse_conv_bn_eval
 
 
 def check_observation_batch(observations: torch.Tensor, observation_shape: tuple[int, int, int]) -> None:
@@ -52,8 +53,6 @@ def fuse_conv_batch_norm(model: torch.nn.Module) -> torch.nn.Module:
     Returns:
         A deep copy in eval mode, with the same attributes (``observation_shape``...).
     """
-    from torch.nn.utils.fusion import fuse_conv_bn_eval
-
     fused = copy.deepcopy(model).eval()
     for parent in fused.modules():
         names = list(parent._modules)

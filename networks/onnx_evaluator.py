@@ -165,7 +165,7 @@ def load_exported(
             in the sidecar (a half-replaced export), ONNX Runtime cannot read it, its inputs or
             outputs are not the export's, or it is for another game (named in the message).
     """
-    import onnxruntime
+    import onnxruntime  # heavy dependency (onnxruntime): imported where it is used
 
     folder = _export_folder(path)
     sidecar = read_sidecar(folder)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from games import imperfect
+import games
 from search.best_response import nash_conv
 from search.cfr import CFRSolver
 from search.game_tree import build_tree
@@ -39,7 +39,7 @@ from bench_search import require_positive
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", default="leduc", choices=imperfect.names())
+    parser.add_argument("--game", default="leduc", choices=games.names([games.IMPERFECT]))
     parser.add_argument("--iterations", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--cpu", type=int, default=0, help="core to pin to (-1: do not pin)")

@@ -30,9 +30,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
+import games
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import games  # noqa: E402
 from arena.gating import GatingWorker  # noqa: E402
 from networks import build_network  # noqa: E402
 from networks.config import INFERENCE_RUNTIMES, NetworkConfig  # noqa: E402
@@ -55,11 +56,11 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     game = games.make(args.game)
-    network = NetworkConfig(**game.default_network())
+    network = NetworkConfig(**games.knowledge(game).default_network())
     workers = {
         runtime: GatingWorker(
             args.game, network.to_dict(), {"num_simulations": args.simulations, "c_puct": 1.25},
-            num_games=args.games, threshold=defaults.threshold, opening_random_plies=game.default_opening_plies,
+            num_games=args.games, threshold=defaults.threshold, opening_random_plies=games.knowledge(game).default_opening_plies,
             seed=0, inference=runtime,
         )
         for runtime in INFERENCE_RUNTIMES

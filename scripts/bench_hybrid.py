@@ -1,7 +1,7 @@
 """Benchmark of the hybrid: alpha-beta with a network's evaluation against heuristic alpha-beta.
 
 Prints one JSON object. For each fixed Connect Four position (a move string) and the fixed depth
-``--depth`` (plies), heuristic alpha-beta (``search.heuristics.connect4_evaluate``) and the hybrid
+``--depth`` (plies), heuristic alpha-beta (``games.connect4.heuristic.evaluate``) and the hybrid
 (``search.hybrid.NetworkEvaluation``: the network's value at the horizon, its policy for the move
 order, the frontier siblings in one batched call) run one after the other, interleaved, each with a
 fresh search and a fresh evaluation cache. Per position and in total:

@@ -27,9 +27,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
+import games
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import games  # noqa: E402
 from networks import build_network  # noqa: E402
 from networks.config import NetworkConfig  # noqa: E402
 from trainer.learner import Learner  # noqa: E402
@@ -66,7 +67,7 @@ def main(argv=None) -> dict:
         parser.error("--batch, --steps, --rounds and --threads: expected >= 1")
     torch.set_num_threads(args.threads)
     game = games.make(args.game)
-    network = NetworkConfig.from_name(args.network) if args.network else NetworkConfig(**game.default_network())
+    network = NetworkConfig.from_name(args.network) if args.network else NetworkConfig(**games.knowledge(game).default_network())
     batch = random_batch(game, args.batch, np.random.default_rng(0))
     learners = {}
     for name, cls in (("default_layout", DefaultLayoutLearner), ("channels_last", Learner)):

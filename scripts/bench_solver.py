@@ -8,7 +8,7 @@ Usage::
     python scripts/bench_solver.py --optimal-moves --positions 20   # perfect-play move choice
 
 ``--optimal-moves`` benchmarks choosing a perfect move instead, on the project's own labelled sets
-(``games/connect4/positions``): for each position, from an empty transposition table, the CPU time
+(``arena/positions/connect4``): for each position, from an empty transposition table, the CPU time
 of scoring every column (``Solver.analyze``) and of finding the columns that keep the score
 (``Solver.optimal_moves``: one solve, then a null-window test per column), and whether both agree
 with the labels. Prints the mean of each and their ratio per set.
@@ -108,7 +108,7 @@ def bench_set(path: Path, max_positions: int | None, time_cap: float, use_book: 
 
 def bench_optimal_moves(name: str, max_positions: int | None, time_cap: float) -> dict:
     """Mean CPU seconds of ``analyze`` and ``optimal_moves`` per position of a labelled set."""
-    from games.connect4.positions import load_position_set
+    from arena.positions.connect4 import load_position_set
     from games.connect4.solver import Solver
 
     labelled = load_position_set(name)
@@ -182,9 +182,9 @@ def main(argv: list[str] | None = None) -> int:
         "sets": {},
     }
     if args.optimal_moves:
-        from games.connect4.positions import SET_NAMES
+        from arena.positions.connect4 import SET_NAMES
 
-        result.update(benchmark="connect4_optimal_moves", data_dir="games/connect4/positions", book=False)
+        result.update(benchmark="connect4_optimal_moves", data_dir="arena/positions/connect4", book=False)
         result["timing"] = "CPU time per position, empty transposition table before each call"
         for name in args.sets or ["begin_easy", "middle_medium", "begin_medium"]:
             if name not in SET_NAMES:

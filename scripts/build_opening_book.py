@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository r
 
 import numpy as np
 
+from games.atomic import atomic_write
 from games.connect4.book import BOOK_PATH
 from games.connect4.layout import mirror_bits, move_bit, top_mask
 from games.connect4.solver import (
@@ -39,7 +40,6 @@ from games.connect4.solver import (
     has_four,
     parse_moves,
 )
-from networks.atomic import atomic_write
 
 
 def canonical_key(position: int, mask: int) -> int:

@@ -7,7 +7,7 @@ Usage::
     python scripts/label_pons_sets.py --minutes 30                     # stop starting new positions after 30 min
 
 The sets are read from ``../shared/data/connect4/`` beside the checkout (or ``$TABULA_PONS_DIR``)
-and the labels go to the cache of ``games.connect4.pons`` (outside the repository); lines already
+and the labels go to the cache of ``arena.positions.pons`` (outside the repository); lines already
 cached are skipped, so a second run is instant and a stopped run resumes. Each labelled position is
 checked: its best move's outcome must equal the sign of the file's score.
 
@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from games.connect4 import pons  # noqa: E402
+from arena.positions import pons  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

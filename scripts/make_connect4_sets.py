@@ -27,7 +27,7 @@ plies ``--begin-min-ply`` (default 8) to 14 only: earlier positions are nearly a
 seconds to minutes each to solve and label here, where Pons' begin sets start at ply 1 or 4); duplicates (the same position by
 another move order) are skipped. Each kept position is labelled with ``Solver.analyze``: the exact
 score of every column. Output: ``<output-dir>/<set>.txt`` in the format of
-``games/connect4/positions/__init__.py``, written atomically; progress goes to stderr.
+``arena/positions/connect4/__init__.py``, written atomically; progress goes to stderr.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository r
 
 import numpy as np
 
+from arena.positions.connect4 import POSITIONS_DIR, SET_NAMES
 from games.connect4.layout import move_bit, top_mask
-from games.connect4.positions import POSITIONS_DIR, SET_NAMES
 from games.connect4.solver import (
     BOARD_MASK,
     BOTTOM_MASK,
@@ -160,7 +160,7 @@ def play_game(source: str, solver: Solver, rng: np.random.Generator, perfect_fro
 
 
 def write_set(path: Path, rows: list[tuple[str, list[int | None]]], header: list[str]) -> None:
-    from networks.atomic import atomic_write_text
+    from games.atomic import atomic_write_text
 
     text = "".join(f"# {line}\n" for line in header) + "".join(
         moves + " " + " ".join("-" if s is None else str(s) for s in scores) + "\n" for moves, scores in rows

@@ -34,11 +34,13 @@ from pathlib import Path
 
 import numpy as np
 
+from arena.positions import position_sets
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.accuracy import available_sets, chosen_move_rate, labelled_sets, network_actions, player_actions
 from arena.model_player import load_model, make_model_player
-from games.labelled import LabelledSet, mistake_mask
+from arena.positions.labelled import LabelledSet, mistake_mask
 from mcts import PUCTConfig
 from mcts.evaluators import symmetry_averaged
 
@@ -82,7 +84,7 @@ def truncated(labelled: LabelledSet, limit: int | None) -> LabelledSet:
 
 def chosen_moves_main(args, game, evaluate_fn, names: list[str]) -> int:
     """``--chosen-moves``: each budget on every line of the named Pons sets, as JSON."""
-    groups = game.labelled_set_groups()
+    groups = position_sets(game).labelled_set_groups()
     names = [member for name in names for member in groups.get(name, [name])]
     out = {
         "model": args.model, "game": game.name, "solver": args.solver, "symmetries": args.symmetries,

@@ -5,10 +5,10 @@
 * ``search.alphabeta``: negamax alpha-beta with a transposition table, iterative deepening under a
   time limit, switchable move ordering (transposition-table move, killer moves, history heuristic,
   static centre-first order) and a quiescence hook for games that declare noisy moves.
-* ``search.heuristics``: Connect Four's evaluation, noisy moves and table key under their older
-  names (they live in ``games.connect4.heuristic``; alpha-beta asks the game's hooks for them).
+* ``search.expectimax``: expectiminimax, star1 and star2 for games with chance nodes. The
+  evaluation, move order and table key come from the game's knowledge (``games.knowledge``).
 * ``search.game_tree``, ``search.cfr``, ``search.best_response``, ``search.pimc``: imperfect-information
-  games (``games.imperfect``) as flat tree arrays; CFR, CFR+ and external-sampling Monte Carlo CFR;
+  games (``games.imperfect``, kind ``games.IMPERFECT``) as flat tree arrays; CFR, CFR+ and external-sampling Monte Carlo CFR;
   exact best response, NashConv and expected value of tabular policies; the perfect-information
   Monte Carlo player. Their values are each player's own chips (zero-sum), not the negamax view.
 

@@ -35,6 +35,7 @@ import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
+import games
 from games.base import Game
 from search.minimax import (
     DEFAULT_MAX_QUIESCENCE_PLIES,
@@ -63,7 +64,7 @@ class MoveOrdering:
     Applied in this order of priority: the transposition-table move (the best move stored for the
     position, e.g. by the previous iteration of iterative deepening) first, then the two killer
     moves of the ply (Akl & Newborn 1977), then the rest sorted by the history heuristic (Schaeffer
-    1989), ties broken by the static order (``Game.action_order``: centre-first for Connect Four,
+    1989), ties broken by the static order (``Knowledge.action_order``: centre-first for Connect Four,
     centre-corners-edges for tic-tac-toe). With everything off, actions are searched in increasing
     order.
     """
@@ -143,7 +144,7 @@ HEURISTIC_POINTS = 1000
 
 
 def static_action_order(game: Game) -> list[int]:
-    """Actions from most to least promising a priori: ``game.action_order()``.
+    """Actions from most to least promising a priori: the game's ``Knowledge.action_order()``.
 
     Connect Four: columns by distance from the centre column (``[3, 2, 4, 1, 5, 0, 6]``);
     tic-tac-toe: centre, corners, edges; a game without the hook: increasing order.
@@ -151,19 +152,19 @@ def static_action_order(game: Game) -> list[int]:
     Raises:
         ValueError: if the order is not a permutation of the game's actions.
     """
-    order = [int(a) for a in game.action_order()]
+    order = [int(a) for a in games.knowledge(game).action_order()]
     if sorted(order) != list(range(game.num_actions)):
         raise ValueError(
-            f"{game.name}.action_order(): expected each of the {game.num_actions} actions once, got {order}"
+            f"{game.name} action_order(): expected each of the {game.num_actions} actions once, got {order}"
         )
     return order
 
 
 def default_evaluate_fn(game: Game) -> EvaluateFn:
-    """The evaluation used when none is given: the game's ``heuristic_fn()`` in integer points,
-    else all zeros.
+    """The evaluation used when none is given: the game's ``Knowledge.heuristic_fn()`` in integer
+    points, else all zeros.
 
-    A heuristic with ``game.heuristic_bound >= HEURISTIC_POINTS`` is used unchanged (it returns
+    A heuristic with ``heuristic_bound >= HEURISTIC_POINTS`` is used unchanged (it returns
     integer points); one with a smaller bound is multiplied by ``HEURISTIC_POINTS /
     heuristic_bound`` and rounded, so that its values stay distinct as integers.
 
@@ -171,14 +172,15 @@ def default_evaluate_fn(game: Game) -> EvaluateFn:
         ValueError: if the game has a heuristic but its bound is not a positive number below
             ``PROVEN_THRESHOLD`` points.
     """
-    heuristic = game.heuristic_fn()
+    knowledge = games.knowledge(game)
+    heuristic = knowledge.heuristic_fn()
     if heuristic is None:
         return zero_evaluate
-    bound = float(game.heuristic_bound)
+    bound = float(knowledge.heuristic_bound)
     if not 0.0 < bound < PROVEN_THRESHOLD:
         raise ValueError(
-            f"{game.name}.heuristic_bound: expected a number in (0, {PROVEN_THRESHOLD}), "
-            f"got {game.heuristic_bound!r}"
+            f"{game.name} heuristic_bound: expected a number in (0, {PROVEN_THRESHOLD}), "
+            f"got {knowledge.heuristic_bound!r}"
         )
     if bound >= HEURISTIC_POINTS:
         return heuristic
@@ -191,9 +193,9 @@ def default_evaluate_fn(game: Game) -> EvaluateFn:
 
 
 def default_key_fn(game: Game) -> KeyFn:
-    """Transposition-table key: ``game.transposition_key`` (Connect Four: ``current + mask``;
-    by default the state tuple itself)."""
-    return game.transposition_key
+    """Transposition-table key: the game's ``Knowledge.transposition_key`` (Connect Four:
+    ``current + mask``; by default the state tuple itself)."""
+    return games.knowledge(game).transposition_key
 
 
 class AlphaBeta:

@@ -36,6 +36,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import games
 from games.base import Game
 
 EvaluateFn = Callable[[tuple], float]
@@ -80,7 +81,7 @@ class ChanceSearch:
         game: any ``games.base.Game`` (deterministic games work too: no chance node is met).
         algorithm: one of ``ALGORITHMS``.
         evaluate_fn: static evaluation of a non-terminal state for its player to move; default the
-            game's ``heuristic_fn()`` with ``game.heuristic_bound``, else 0.
+            game's ``Knowledge.heuristic_fn()`` with its ``heuristic_bound``, else 0.
         bound: ``|evaluate_fn(state)| <= bound`` for every state (required with ``evaluate_fn``).
 
     Raises:
@@ -98,9 +99,10 @@ class ChanceSearch:
     ) -> None:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}; expected one of {list(ALGORITHMS)}")
+        knowledge = games.knowledge(game)
         if evaluate_fn is None:
-            evaluate_fn = game.heuristic_fn()
-            bound = float(game.heuristic_bound) if evaluate_fn is not None else 0.0
+            evaluate_fn = knowledge.heuristic_fn()
+            bound = float(knowledge.heuristic_bound) if evaluate_fn is not None else 0.0
             evaluate_fn = evaluate_fn if evaluate_fn is not None else zero_evaluate
         elif bound is None or not (isinstance(bound, (int, float)) and math.isfinite(bound) and bound >= 0):
             raise ValueError(f"an evaluate_fn needs its bound: a finite number >= 0, got {bound!r}")
@@ -112,7 +114,7 @@ class ChanceSearch:
         self.lower = -self.upper
         self.nodes = 0
         self._deadline: float | None = None
-        self._order = {a: i for i, a in enumerate(game.action_order())}
+        self._order = {a: i for i, a in enumerate(knowledge.action_order())}
 
     # ------------------------------------------------------------------ public searches
     def search(self, state: tuple, depth: int) -> ChanceSearchResult:

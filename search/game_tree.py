@@ -22,8 +22,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from games.imperfect import ImperfectInformationGame
-from games.imperfect import make as make_imperfect
+import games
+from games.imperfect.base import ImperfectInformationGame
 
 #: ``TreeArrays.kind`` values.
 DECISION = 0
@@ -110,7 +110,10 @@ def build_tree(game: ImperfectInformationGame | str) -> GameTree:
             actions, an information state acted on by both players).
     """
     if isinstance(game, str):
-        game = make_imperfect(game)
+        if not games.is_known(game, [games.IMPERFECT]):
+            expected = games.names([games.IMPERFECT])
+            raise ValueError(f"unknown imperfect-information game {game!r}; expected one of {expected}")
+        game = games.make(game)
     histories = [game.initial_state()]
     kind, player, infostate, first_child, num_children = [], [], [], [], []
     action, chance_probability, utility, depth = [-1], [1.0], [], [0]

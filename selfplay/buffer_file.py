@@ -2,7 +2,7 @@
 
 Arrays are stored as entries; every other value (counters, the game's name, the generator's state)
 as one JSON string ``meta_json``, so the file loads with ``allow_pickle=False``. It is written
-atomically (``networks/atomic.py``).
+atomically (``games/atomic.py``).
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 
 import numpy as np
+
+from games.atomic import atomic_write
 
 #: ``format`` field of a saved buffer; bumped when the layout changes.
 BUFFER_FORMAT = "tabula-rasa-replay-buffer"
@@ -30,8 +32,6 @@ def write_buffer_file(path: str | os.PathLike, state: dict) -> Path:
             neither a numpy array nor JSON-serialisable.
         FileNotFoundError: if the folder does not exist (the old file, if any, is untouched).
     """
-    from networks.atomic import atomic_write
-
     if not isinstance(state, dict) or state.get("format") != BUFFER_FORMAT:
         raise ValueError(f"state: expected a replay buffer state dict with format {BUFFER_FORMAT!r}")
     arrays = {key: value for key, value in state.items() if isinstance(value, np.ndarray)}

@@ -76,9 +76,9 @@ class SelfPlayWorker:
         inference: str = "torch",
         reuse_tree: bool = False,
     ) -> None:
-        import torch
+        import torch  # heavy dependency (torch): imported where it is used
 
-        from networks.evaluator import TorchEvaluator
+        from networks.evaluator import TorchEvaluator  # heavy dependency (torch): imported where it is used
 
         if inference not in INFERENCE_RUNTIMES:
             raise ValueError(f"expected inference in {list(INFERENCE_RUNTIMES)}, got {inference!r}")
@@ -159,6 +159,7 @@ class SelfPlayWorker:
 
     def _onnx_evaluator(self):
         """An ONNX Runtime (CPU) evaluator of the torch evaluator's current weights."""
+        # heavy dependency (torch): imported where it is used
         from networks.export import onnx_runtime_evaluator
 
         return onnx_runtime_evaluator(self.evaluator.model, self.game, self.network_config, self.torch_threads)

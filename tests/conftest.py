@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import games
-from games.connect4.pons import data_dir
+from arena.positions.pons import data_dir
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 #: Pons' test sets: ``../shared/data/connect4`` beside the checkout, or ``$TABULA_PONS_DIR``

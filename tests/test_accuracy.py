@@ -20,11 +20,11 @@ from arena.accuracy import (
 )
 from arena.cli import main
 from arena.players import MCTSPlayer, RandomPlayer, SolverPlayer
-from games.connect4.positions import PositionSet, parse_position_lines
+from arena.positions.connect4 import PositionSet, parse_position_lines
 from mcts import PUCTConfig, uniform_evaluator
 
 # A fixed labelled set: random games to plies 20-33, every column scored by the solver
-# (Pons' convention, side to move; '-' = full column). Format of games/connect4/positions.
+# (Pons' convention, side to move; '-' = full column). Format of arena/positions/connect4.
 FIXED_LINES = """\
 # fixed test set
 71465614126151373316 - -3 -7 -2 9 -2 9
@@ -187,7 +187,7 @@ def test_shipped_connect4_sets_load_and_the_solver_is_perfect_on_end_positions(c
 
     names = available_sets(connect4)
     if not names:
-        pytest.skip("no labelled Connect Four sets shipped in games/connect4/positions yet")
+        pytest.skip("no labelled Connect Four sets shipped in arena/positions/connect4 yet")
     sets = labelled_sets(connect4)
     assert list(sets) == names
     for labelled in sets.values():

@@ -43,7 +43,7 @@ def registered(monkeypatch):
     """``connect3`` in the registry for one test, as the guide's registry line would put it."""
     from arena import specs
 
-    monkeypatch.setitem(games._REGISTRY, NAME, ("example_game", "ConnectThree"))
+    monkeypatch.setitem(games._REGISTRY, NAME, games.GameEntry("example_game.ConnectThree"))
     yield NAME
     from games import exhaustive
 
@@ -157,7 +157,7 @@ def test_arena_plays_the_new_game(model_dir, capsys, tmp_path):
     # perfect play never loses a game it can draw or win, and wins every game it can win: the
     # first player wins Connect Three, so a random opening may hand the solver a lost position
     game = games.make(NAME)
-    solver = game.exact_solver()
+    solver = games.knowledge(game).exact_solver()
     for record in json.loads(out.read_text())["games"]:
         state = game.initial_state()
         for action in game.parse_moves(record["moves"])[: record["opening_plies"]]:
@@ -224,7 +224,7 @@ SITECUSTOMIZE = """
 import sys
 sys.path.insert(0, {tests_dir!r})
 import games
-games._REGISTRY[{name!r}] = ("example_game", "ConnectThree")  # step 2, in every process (Ray actors too)
+games._REGISTRY[{name!r}] = games.GameEntry("example_game.ConnectThree")  # step 2, in every process (Ray actors too)
 
 """
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from helpers_models import export_tiny_mlp
 
+import games
 from arena.players import (
     AlphaBetaPlayer,
     HumanPlayer,
@@ -167,13 +168,13 @@ def test_solver_player_picks_the_fastest_win_and_only_best_moves(connect4):
     state = connect4.initial_state()
     for action in connect4.parse_moves(moves):
         state = connect4.result(state, action)
-    scores = connect4.exact_solver().action_scores(state)
+    scores = games.knowledge(connect4).exact_solver().action_scores(state)
     assert scores == {0: -12, 1: 12, 2: -12, 3: -12, 4: -12, 5: 6, 6: -12}
     assert all(SolverPlayer(rng=seed).select_action(connect4, state) == 1 for seed in range(5))
 
 
 def test_connect4_solver_player_spreads_over_every_optimal_move(connect4):
-    from games.connect4.positions import load_position_set
+    from arena.positions.connect4 import load_position_set
 
     labelled = load_position_set("middle_easy")
     rows = [i for i in range(len(labelled)) if labelled.optimal_mask[i].sum() >= 3][:3]
@@ -194,7 +195,7 @@ def test_connect4_action_scores_match_the_solver_analysis(connect4):
         for action in connect4.parse_moves(moves):
             state = connect4.result(state, action)
         expected = {c: s for c, s in enumerate(analyze(moves)) if s is not None}
-        assert connect4.exact_solver().action_scores(state) == expected
+        assert games.knowledge(connect4).exact_solver().action_scores(state) == expected
 
 
 def test_solver_tie_break_is_seeded_and_uniform_over_best(tictactoe):

@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import games
-from arena.play_cli import Engine, main, move_text_limit, result_text, state_after
+from arena.game_text import move_text_limit, result_text, state_after
+from arena.play_cli import Engine, main
 from mcts import uniform_evaluator
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from scipy.stats import chi2
 
 import games
+from arena.positions import position_sets
 from games.base import CELL_MOVES, COLUMN_MOVES, EMPTY_CELL, NO_WINNER, BoardView
 
 #: OpenSpiel games through games/openspiel_adapter.py, when open_spiel is installed
@@ -350,31 +351,32 @@ def test_knowledge_hooks_keep_their_contracts(name):
 
     game = games.make(name)
     rng = np.random.default_rng(5)
-    assert sorted(game.action_order()) == list(range(game.num_actions))
-    heuristic = game.heuristic_fn()
+    knowledge, sets = games.knowledge(game), position_sets(game)
+    assert sorted(knowledge.action_order()) == list(range(game.num_actions))
+    heuristic = knowledge.heuristic_fn()
     keys = {}
     for row in random_states(game, rng, 80):
         state = tuple(int(v) for v in row)
-        key = game.transposition_key(state)
-        assert game.transposition_key(tuple(int(v) for v in row)) == key
+        key = knowledge.transposition_key(state)
+        assert knowledge.transposition_key(tuple(int(v) for v in row)) == key
         assert keys.setdefault(key, state) == state  # one key, one position
         if heuristic is not None and not game.terminal_test(state):
-            assert abs(heuristic(state)) <= game.heuristic_bound
-    solver = game.exact_solver()
+            assert abs(heuristic(state)) <= knowledge.heuristic_bound
+    solver = knowledge.exact_solver()
     if solver is not None:
         for state in _late_states(game, rng, 10):
             scores = solver.action_scores(state)
             assert sorted(scores) == game.actions(state)
             best = max(scores.values())
             assert solver.optimal_actions(state) == [a for a, s in scores.items() if s == best]
-    for set_name in game.labelled_set_names():
-        labelled = game.labelled_set(set_name)
+    for set_name in sets.labelled_set_names():
+        labelled = sets.labelled_set(set_name)
         assert labelled.name == set_name and len(labelled) > 0
         np.testing.assert_array_equal(game.legal_mask(labelled.states), labelled.legal_mask)
     with pytest.raises(ValueError, match="unknown position set"):
-        game.labelled_set("no such set")
+        sets.labelled_set("no such set")
     for gpu in (False, True):
-        assert isinstance(NetworkConfig(**game.default_network(gpu=gpu)), NetworkConfig)
+        assert isinstance(NetworkConfig(**knowledge.default_network(gpu=gpu)), NetworkConfig)
 
 
 # ----------------------------------------------------------------------------- chance games

@@ -7,8 +7,10 @@ import pytest
 import torch
 
 import games
+from arena import gating
 from arena.gating import GatingWorker, gate_decision, weights_hash
 from arena.network_match import run_network_match
+from arena.positions import position_sets
 from mcts import PUCTConfig, uniform_evaluator
 from networks import build_network
 from networks.config import NetworkConfig
@@ -128,16 +130,14 @@ def test_gating_worker_pairs_its_openings_by_colour(monkeypatch):
     a = build_network(_tiny_config(), game.observation_shape, game.num_actions).state_dict()
     b = build_network(_tiny_config(), game.observation_shape, game.num_actions).state_dict()
     worker = GatingWorker("tictactoe", _tiny_config().to_dict(), {"num_simulations": 4}, 6, 0.55, 2, seed=4)
-    from arena import network_match
-
     played = []
-    original = network_match.run_network_match
+    original = gating.run_network_match
 
     def recording(*args, **kwargs):
         played.append(original(*args, **kwargs))
         return played[-1]
 
-    monkeypatch.setattr(network_match, "run_network_match", recording)
+    monkeypatch.setattr(gating, "run_network_match", recording)
     result = worker.gate(1, a, 0, b)
     (match,) = played
     assert (result.wins, result.draws, result.losses) == (match.wins, match.draws, match.losses)
@@ -166,7 +166,7 @@ def test_onnx_and_torch_arena_runtimes_play_the_same_gating_match_and_measure_th
     assert counts["onnx"] == counts["torch"]
     assert sum(counts["onnx"]) == 10 and results["onnx"].sample_game == results["torch"].sample_game
     rates = {runtime: worker.mistake_rates(1, a)["rates"] for runtime, worker in workers.items()}
-    assert rates["onnx"] == rates["torch"] and set(rates["onnx"]) == set(game.labelled_set_names())
+    assert rates["onnx"] == rates["torch"] and set(rates["onnx"]) == set(position_sets(game).labelled_set_names())
 
 
 def test_onnx_arena_exports_each_set_of_weights_once_and_again_after_a_change():

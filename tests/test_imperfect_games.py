@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games import imperfect
-from games.imperfect import CHANCE, TERMINAL
+import games
+from games.imperfect.base import CHANCE, TERMINAL
 from search.game_tree import CHANCE_NODE, DECISION, TERMINAL_NODE, build_tree
 
 
@@ -26,7 +26,7 @@ def test_tree_sizes(name, num_histories, num_infostates):
 
 
 def test_kuhn_information_states_and_payoffs():
-    game = imperfect.make("kuhn")
+    game = games.make("kuhn")
     tree = build_tree(game)
     assert sorted(tree.infostate_names) == sorted(
         f"{card}{betting}" for card in "012" for betting in ("", "p", "b", "pb")
@@ -44,7 +44,7 @@ def test_kuhn_information_states_and_payoffs():
 
 
 def test_leduc_information_state_strings_and_payoffs():
-    game = imperfect.make("leduc")
+    game = games.make("leduc")
     # J(0) vs Q(3); raise, re-raise, call; public K(5); raise, re-raise
     history = (0, 3, 2, 2, 1, 5, 2, 2)
     assert game.information_state(history, 0) == (
@@ -68,13 +68,13 @@ def test_leduc_information_state_strings_and_payoffs():
         game.returns((0, 3))
 
 
-@pytest.mark.parametrize("name", imperfect.names())
+@pytest.mark.parametrize("name", games.names([games.IMPERFECT]))
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_contract_on_random_playouts(name, seed):
     """Every playout ends; chance sums to 1; utilities are zero-sum and bounded; strings name the
     mover's knowledge only (the other player's string differs exactly when private cards do)."""
-    game = imperfect.make(name)
+    game = games.make(name)
     rng = np.random.default_rng(seed)
     state = game.initial_state()
     for _ in range(64):
@@ -97,7 +97,7 @@ def test_contract_on_random_playouts(name, seed):
         game.result(state, 0)
 
 
-@pytest.mark.parametrize("name", imperfect.names())
+@pytest.mark.parametrize("name", games.names([games.IMPERFECT]))
 def test_tree_arrays_are_consistent(name):
     tree = build_tree(name)
     arrays = tree.arrays
@@ -114,12 +114,12 @@ def test_tree_arrays_are_consistent(name):
     assert tree.uniform_policy().sum(axis=1) == pytest.approx(np.ones(tree.num_infostates))
 
 
-@pytest.mark.parametrize("name", imperfect.names())
+@pytest.mark.parametrize("name", games.names([games.IMPERFECT]))
 def test_every_history_matches_openspiel(name):
     """Walk OpenSpiel's tree and ours together: the same chance outcomes and probabilities, players,
     legal actions (OpenSpiel's order), both players' information-state strings and returns."""
     pyspiel = pytest.importorskip("pyspiel")
-    game = imperfect.make(name)
+    game = games.make(name)
     counts = {"histories": 0}
     names = set()
 
@@ -154,11 +154,11 @@ def test_every_history_matches_openspiel(name):
 
 def test_unknown_game_lists_names():
     with pytest.raises(ValueError, match=r"expected one of \['kuhn', 'leduc'\]"):
-        imperfect.make("holdem")
+        build_tree("holdem")
 
 
 def test_parse_action_words():
-    kuhn, leduc = imperfect.make("kuhn"), imperfect.make("leduc")
+    kuhn, leduc = games.make("kuhn"), games.make("leduc")
     assert [kuhn.parse_action(w) for w in ("p", "pass", "check", "b", "BET", "call", "1")] == [0, 0, 0, 1, 1, 1, 1]
     assert [leduc.parse_action(w) for w in ("f", "call", "check", "r", "bet", "2")] == [0, 1, 1, 2, 2, 2]
     with pytest.raises(ValueError, match=r"expected one of \['fold', 'call', 'raise'\], got 'allin'"):

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import games
+from arena.positions import position_sets
 from games.pig.game import HOLD, ROLL, Pig
 from mcts import PUCTConfig, run_gumbel, run_puct, run_uct, state_evaluator, uniform_evaluator
 from mcts.gumbel import GumbelConfig
@@ -26,7 +28,7 @@ def pig():
 
 def exact_evaluator(game):
     """Uniform priors and the solver's value ``2 P - 1`` of the player to move (exact, float32)."""
-    solver = game.exact_solver()
+    solver = games.knowledge(game).exact_solver()
 
     @state_evaluator
     def evaluate(states, legal):
@@ -64,7 +66,7 @@ def test_expectation_root_q_of_roll_is_the_exact_expectation(pig, ijk):
     assert abs(float(output.tree.node_value_sum[0, output.tree.children_index[0, ROOT_INDEX, ROLL]]) - expected) < 1e-9
     assert abs(float(output.q_values[0, ROLL]) - expected) < 1e-6  # float32 output
     # and it is the solver's P_roll (leaf values are float32)
-    p_roll, p_hold = pig.exact_solver().action_values(*ijk)
+    p_roll, p_hold = games.knowledge(pig).exact_solver().action_values(*ijk)
     assert abs(float(output.q_values[0, ROLL]) - (2 * p_roll - 1)) < 1e-6
     assert abs(float(output.q_values[0, HOLD]) - (2 * p_hold - 1)) < 1e-6
 
@@ -130,7 +132,7 @@ def test_search_with_exact_values_plays_the_solver_action_where_it_is_clear(pig,
     """On the labelled positions (random play reaches more of them than optimal play at goal 10)
     whose two actions differ by more than 0.1 in win probability, the most visited root action
     is the solver's."""
-    labelled = pig.labelled_set("random_play")
+    labelled = position_sets(pig).labelled_set("random_play")
     gaps = np.abs(labelled.values[:, ROLL] - labelled.values[:, HOLD])
     clear = np.flatnonzero(np.nan_to_num(gaps) > 0.1)[:60]
     assert clear.size >= 20

@@ -11,7 +11,7 @@ from helpers_scripts import load_script
 
 from arena.accuracy import labelled_sets, player_actions
 from arena.model_player import load_model, make_model_player
-from games.labelled import mistake_mask
+from arena.positions.labelled import mistake_mask
 
 model_accuracy = load_script("model_accuracy")
 

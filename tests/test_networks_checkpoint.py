@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import torch
 
+from games.atomic import atomic_write, atomic_write_bytes, atomic_write_json
 from networks import build_network
-from networks.atomic import atomic_torch_save, atomic_write, atomic_write_bytes, atomic_write_json
-from networks.checkpoint import load_model, model_payload, save_model
+from networks.checkpoint import atomic_torch_save, load_model, model_payload, save_model
 from networks.config import NetworkConfig
 
 CONNECT4 = ((2, 6, 7), 7)

@@ -219,7 +219,8 @@ def test_compiled_single_state_rules_equal_the_batched_ones(game):
 
 
 def test_heuristic_counts_corners_mobility_and_discs_for_the_player_to_move():
-    evaluate = OTHELLO.heuristic_fn()
+    knowledge = games.knowledge(OTHELLO)
+    evaluate = knowledge.heuristic_fn()
     assert evaluate(OTHELLO.initial_state()) == 0  # 4 moves each, 2 discs each, no corner
     # Black c1, White a1 b1, Black to move: White owns a corner (-25), Black has no placement and
     # White one (d1: -5), discs 1 - 2 (-1)
@@ -228,10 +229,10 @@ def test_heuristic_counts_corners_mobility_and_discs_for_the_player_to_move():
     assert evaluate(OTHELLO.result(state, OTHELLO.pass_action)) == 25 + 5 + 1  # the same, White's view
     rng = np.random.default_rng(2)
     for row in random_states(OTHELLO, rng, 100):
-        assert abs(evaluate(tuple(int(v) for v in row))) <= OTHELLO.heuristic_bound
-    order = OTHELLO.action_order()
+        assert abs(evaluate(tuple(int(v) for v in row))) <= knowledge.heuristic_bound == 4 * 25 + 2 * 64 * 5 + 64
+    order = knowledge.action_order()
     assert sorted(order) == list(range(65)) and order[:4] == [0, 7, 56, 63] and order[-1] == 64
-    assert OTHELLO.default_network()["kind"] == "resnet" and OTHELLO.default_network(gpu=True)["channels"] == 128
+    assert knowledge.default_network()["kind"] == "resnet" and knowledge.default_network(gpu=True)["channels"] == 128
 
 
 def test_alphabeta_with_the_heuristic_takes_a_corner():
@@ -240,7 +241,7 @@ def test_alphabeta_with_the_heuristic_takes_a_corner():
     # Black to move can take the corner a1 (flipping b2 over c3); the heuristic prefers it at depth 1
     state = position(["c3", "d4", "e5"], ["b2", "d5", "e4"])
     assert OTHELLO.parse_cell("a1") in OTHELLO.actions(state)
-    search = AlphaBeta(OTHELLO, OTHELLO.heuristic_fn())
+    search = AlphaBeta(OTHELLO, games.knowledge(OTHELLO).heuristic_fn())
     assert OTHELLO.action_to_string(search.search(state, 1).action) == "a1"
 
 

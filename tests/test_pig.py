@@ -148,7 +148,7 @@ def test_solver_satisfies_the_optimality_equations():
 
 def test_optimal_actions_of_game_states():
     game = Pig()
-    solver = game.exact_solver()
+    solver = games.knowledge(game).exact_solver()
     start = game.initial_state()
     scores = solver.action_scores(start)
     assert scores[ROLL] == pytest.approx(0.5305927, abs=1e-7) and scores[HOLD] < scores[ROLL]

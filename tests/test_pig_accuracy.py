@@ -12,14 +12,15 @@ import pytest
 import games
 from arena.accuracy import expected_random_mistake_rate, mistake_rate
 from arena.cli import main
-from games.labelled import LabelledSet
+from arena.positions import position_sets
+from arena.positions.labelled import LabelledSet
 
 
 def test_sets_are_labelled_by_the_solver():
     game = games.make("pig", goal=20)
-    solver = game.exact_solver()
-    for name in game.labelled_set_names():
-        labelled = game.labelled_set(name)
+    solver = games.knowledge(game).exact_solver()
+    for name in position_sets(game).labelled_set_names():
+        labelled = position_sets(game).labelled_set(name)
         assert 20 < len(labelled) <= 2000 and labelled.values is not None
         np.testing.assert_array_equal(game.states_from_moves(labelled.moves[:50]), labelled.states[:50])
         for row in range(0, len(labelled), 7):
@@ -28,7 +29,7 @@ def test_sets_are_labelled_by_the_solver():
             assert {a: labelled.values[row, a] for a in scores} == scores
             best = solver.optimal_actions(state)
             assert [a for a in scores if labelled.outcomes[row, a] == 1] == best
-    optimal = game.labelled_set("optimal_play")
+    optimal = position_sets(game).labelled_set("optimal_play")
     assert optimal.moves[0] == "" and optimal.values[0, 0] == pytest.approx(solver.win_probability(0, 0, 0))
 
 
@@ -56,7 +57,7 @@ def test_arena_accuracy_of_the_solver_and_of_a_player_that_always_rolls():
         assert row["mistakes"] == 0 and row["mean_win_probability_loss"] == 0.0
     result = accuracy_json("random", "--game", "pig", "--limit", "300", "--seed", "3")
     for name, row in result["sets"].items():
-        labelled = games.make("pig").labelled_set(name).head(300)
+        labelled = position_sets(games.make("pig")).labelled_set(name).head(300)
         assert 0.3 < row["mistake_rate"] < 0.7
         assert row["random_expected_rate"] == pytest.approx(expected_random_mistake_rate(labelled))
         assert row["mean_win_probability_loss"] > 0.005

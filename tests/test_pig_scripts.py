@@ -9,7 +9,7 @@ import pytest
 from helpers_scripts import load_script
 
 import games
-from games.pig.positions import labelled_set
+from arena.positions.pig import labelled_set
 
 
 def test_one_step_expectimax_on_exact_values_makes_no_mistake():
@@ -55,7 +55,7 @@ def test_encodings_round_trip_and_targets_follow_the_solver():
     )
     game = games.make("pig")
     # targets equal to the exact values correlate perfectly in every bucket
-    solver = game.exact_solver()
+    solver = games.knowledge(game).exact_solver()
     rng = np.random.default_rng(0)
     numbers = np.stack(
         [rng.integers(0, 60, 400), rng.integers(0, 100, 400), rng.integers(0, 40, 400)], axis=1

@@ -83,7 +83,7 @@ def test_end_of_input_abandons_the_game_cleanly(model_dir):
     assert "game abandoned" in text
 
 
-def test_p1_evaluation_names_x_winning_for_either_human_side(model_dir):
+def test_evaluation_names_x_winning_for_either_human_side(model_dir):
     # X X . / O O . / . . .  X to move, whichever side the human plays (moves 1 4 2 5)
     status, text = play(model_dir, "quit\n", "--position", "1425", "--human-first", "--sims", "64")
     assert status == 0

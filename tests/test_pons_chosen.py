@@ -1,7 +1,7 @@
 """Chosen-move mistakes on Pons' sets: one null-window solve per chosen move, cached.
 
 Pons-format files are built from the project's own labelled sets (every column's exact score is
-shipped in ``games/connect4/positions``), so the exact mistakes are known and no outside data is
+shipped in ``arena/positions/connect4``), so the exact mistakes are known and no outside data is
 needed.
 """
 
@@ -16,11 +16,11 @@ import games
 from arena.accuracy import chosen_move_rate, labelled_sets, mistake_rate, player_actions
 from arena.cli import main
 from arena.players import AlphaBetaPlayer
-from games.connect4 import pons
-from games.connect4.pons_chosen import UNKNOWN, chosen_move_mistakes, load_mistakes
-from games.connect4.positions import load_position_set
+from arena.positions import pons, position_sets
+from arena.positions.connect4 import load_position_set
+from arena.positions.labelled import mistake_mask
+from arena.positions.pons_chosen import UNKNOWN, chosen_move_mistakes, load_mistakes
 from games.connect4.solver import Solver
-from games.labelled import mistake_mask
 
 SET = "pons-begin-hard"
 
@@ -201,8 +201,8 @@ def test_arena_accuracy_chosen_moves_command(pons_dir, own_set, capsys):
 
 def test_game_hooks_for_chosen_move_sets(pons_dir, own_set):
     game = games.make("connect4")
-    assert game.chosen_move_set_names() == [SET]
-    assert game.chosen_move_positions(SET) == own_set.moves
+    assert position_sets(game).chosen_move_set_names() == [SET]
+    assert position_sets(game).chosen_move_positions(SET) == own_set.moves
     with pytest.raises(ValueError, match="no set measured by chosen moves named 'middle_easy'"):
-        game.chosen_move_positions("middle_easy")
-    assert games.make("tictactoe").chosen_move_set_names() == []
+        position_sets(game).chosen_move_positions("middle_easy")
+    assert position_sets(games.make("tictactoe")).chosen_move_set_names() == []

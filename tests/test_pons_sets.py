@@ -11,8 +11,8 @@ import games
 from arena.accuracy import labelled_sets, player_mistake_rates
 from arena.cli import main
 from arena.players import SolverPlayer
-from games.connect4 import pons
-from games.connect4.positions import load_position_set
+from arena.positions import ConnectFourSets, pons, position_sets
+from arena.positions.connect4 import load_position_set
 from games.connect4.solver import Solver
 
 #: the sets cheap enough to label in a test (first lines; seconds per position at most)
@@ -96,7 +96,7 @@ def test_a_bad_line_names_file_and_line(tmp_path, monkeypatch, line, message):
 def test_missing_file_and_unknown_name(tmp_path, monkeypatch):
     monkeypatch.setenv("TABULA_PONS_DIR", str(tmp_path))
     assert pons.available() == []
-    assert games.make("connect4").labelled_set_groups() == {}
+    assert position_sets(games.make("connect4")).labelled_set_groups() == {}
     with pytest.raises(FileNotFoundError, match="Test_L1_R3"):
         pons.read_set("pons-begin-hard")
     with pytest.raises(ValueError, match="expected one of"):
@@ -159,12 +159,12 @@ def test_a_wrong_score_is_caught_while_labelling(tmp_path, monkeypatch, cache):
 # --------------------------------------------------------------------------- accuracy on the sets
 def test_unlabelled_set_says_how_to_label(small_sets):
     with pytest.raises(ValueError, match="scripts/label_pons_sets.py --set pons-middle-easy"):
-        games.make("connect4").labelled_set("pons-middle-easy")
+        position_sets(games.make("connect4")).labelled_set("pons-middle-easy")
 
 
 def test_group_and_default_sets(small_sets):
     game = games.make("connect4")
-    assert game.labelled_set_groups() == {"pons": ["pons-end-easy", "pons-middle-easy"]}
+    assert position_sets(game).labelled_set_groups() == {"pons": ["pons-end-easy", "pons-middle-easy"]}
     pons.label_set("pons-end-easy")
     pons.label_set("pons-middle-easy", limit=7)
     sets = labelled_sets(game, ["pons"])
@@ -181,7 +181,7 @@ def test_arena_accuracy_command(small_sets, capsys):
     assert main(["accuracy", "solver", "--game", "connect4", "--set", "pons-end-easy", "--json"]) == 0
     row = json.loads(capsys.readouterr().out)["sets"]["pons-end-easy"]
     assert (row["positions"], row["mistakes"], row["mistake_rate"]) == (12, 0, 0.0)
-    # the first 12 lines of games/connect4/positions/end_easy.txt: mistakes per legal move
+    # the first 12 lines of arena/positions/connect4/end_easy.txt: mistakes per legal move
     # 1/3, 0, 0, 0, 0, 3/5, 0, 1/2, 5/6, 3/4, 1/3, 3/4
     assert row["random_expected_rate"] == pytest.approx(41 / 120)
 
@@ -219,7 +219,7 @@ def test_first_lines_of_pons_sets(connect4_test_sets, solver):
     assert second.max() == 1 and set(second.tolist()) <= {-2, -1, 0, 1}
 
 
-def test_training_arena_measures_the_extra_sets(small_sets):
+def test_training_arena_measures_the_extra_sets(small_sets, monkeypatch):
     """``arena.extra_labelled_sets``: the run's arena actor adds the named sets to its measurement."""
     from arena.accuracy import network_mistake_rates
     from arena.gating import GatingWorker
@@ -232,12 +232,13 @@ def test_training_arena_measures_the_extra_sets(small_sets):
     worker = GatingWorker(
         "connect4", config.to_dict(), {"num_simulations": 2}, 2, 0.55, 0, seed=0, extra_labelled_sets=("pons",)
     )
-    worker.game.labelled_set_names = lambda: []  # only the extra sets, to keep the test short
+    # only the extra sets, to keep the test short
+    monkeypatch.setattr(ConnectFourSets, "labelled_set_names", lambda self: [])
     game = worker.game
     weights = build_network(config, game.observation_shape, game.num_actions).state_dict()
     result = worker.mistake_rates(5, weights)
     assert result["version"] == 5 and list(result["rates"]) == ["pons-end-easy", "pons-middle-easy"]
-    labelled = [game.labelled_set("pons-end-easy"), game.labelled_set("pons-middle-easy")]
+    labelled = [position_sets(game).labelled_set("pons-end-easy"), position_sets(game).labelled_set("pons-middle-easy")]
     assert [len(s) for s in labelled] == [12, 6]
     expected = network_mistake_rates(game, worker.candidate.evaluate, worker.puct_config, labelled)
     assert result["rates"] == expected

@@ -19,7 +19,8 @@ from search.alphabeta import (
     iterative_deepening,
     static_action_order,
 )
-from search.heuristics import connect4_evaluate, connect4_noisy_actions
+from games.connect4.heuristic import evaluate as connect4_evaluate
+from games.connect4.heuristic import noisy_actions as connect4_noisy_actions
 from search.minimax import PROVEN_THRESHOLD, WIN_SCORE, Minimax, depth_limited_minimax
 
 

@@ -6,16 +6,16 @@ import numpy as np
 from helpers_games import play_moves, random_positions
 
 from games.connect4.game import HEIGHT, WIDTH, has_four
-from search.heuristics import (
+from games.connect4.heuristic import (
     CENTRE_WEIGHT,
     MAX_EVALUATION,
     OPEN_THREE_WEIGHT,
     OPEN_TWO_WEIGHT,
-    connect4_evaluate,
-    connect4_key,
-    connect4_noisy_actions,
     winning_cells,
 )
+from games.connect4.heuristic import evaluate as connect4_evaluate
+from games.connect4.heuristic import noisy_actions as connect4_noisy_actions
+from games.connect4.heuristic import transposition_key as connect4_key
 from search.minimax import PROVEN_THRESHOLD
 
 

@@ -187,7 +187,7 @@ def test_optimal_moves_match_brute_force(solver, ply, seed):
 
 @pytest.mark.parametrize("name,limit", [("end_easy", 200), ("middle_easy", 200), ("middle_medium", 40)])
 def test_optimal_moves_match_the_labelled_sets(solver, name, limit):
-    from games.connect4.positions import load_position_set
+    from arena.positions.connect4 import load_position_set
 
     labelled = load_position_set(name)
     for i, moves in enumerate(labelled.moves[:limit]):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from games.connect4.positions import (
+from arena.positions.connect4 import (
     NO_SCORE,
     SET_NAMES,
     load_position_set,

@@ -7,7 +7,7 @@ import json
 import pytest
 from helpers_scripts import load_script, run_script
 
-from games.connect4.positions import parse_position_lines
+from arena.positions.connect4 import parse_position_lines
 from games.connect4.solver import Solver
 
 

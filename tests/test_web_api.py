@@ -15,7 +15,8 @@ from helpers_models import export_tiny_mlp
 from helpers_positions import finished_games_with_a_pass
 
 import games
-from arena.play_cli import load_model, main, result_text
+from arena.game_text import result_text
+from arena.play_cli import load_model, main
 from arena.specs import build_player
 from arena.web.app import create_app
 from arena.web.sessions import HUMAN, MODEL, OPPONENT, ModelService, RequestError
@@ -373,7 +374,7 @@ def test_an_opponent_spec_plays_a_seat(connect4_model):
 def test_a_game_without_a_grid_gets_its_text_and_a_button_per_move(monkeypatch):
     from example_game import ConnectThree  # the guide's worked example: no board_view
 
-    monkeypatch.setitem(games._REGISTRY, "connect3", ("example_game", "ConnectThree"))
+    monkeypatch.setitem(games._REGISTRY, "connect3", games.GameEntry("example_game.ConnectThree"))
     game = ConnectThree()
     service = ModelService(game, uniform_evaluator, default_simulations=4)
     with TestClient(create_app(service)) as client:

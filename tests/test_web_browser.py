@@ -17,7 +17,7 @@ import pytest
 from helpers_models import export_tiny_mlp
 
 import games
-from arena.play_cli import result_text
+from arena.game_text import result_text
 from arena.web.browser import PHONE, find_chromium, start_chromium, start_server, stop_chromium, stop_server
 
 REQUIRED = os.environ.get("TABULA_RASA_BROWSER_TEST") == "required"

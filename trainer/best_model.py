@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from networks import build_network
+
 
 def model_from(weights: dict, network_config, game):
     """The network of ``network_config`` for ``game`` holding ``weights`` (numpy arrays), in eval mode."""
-    import torch
-
-    from networks import build_network
+    import torch  # heavy dependency (torch): imported where it is used
 
     model = build_network(network_config, game.observation_shape, game.num_actions)
     model.load_state_dict({name: torch.as_tensor(value) for name, value in weights.items()})
@@ -25,7 +25,7 @@ def write_best(
 
     A failed export is reported to ``on_error`` and training goes on; a failed weights file raises.
     """
-    from networks.checkpoint import save_model
+    from networks.checkpoint import save_model  # heavy dependency (torch): imported where it is used
     from networks.export import export_model
 
     folder = Path(folder)

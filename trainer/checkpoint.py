@@ -25,7 +25,7 @@ loads with ``torch.load(weights_only=True, map_location="cpu")`` (plain contents
     }
 
 Atomicity (an exception halfway through a write, or two Ctrl-C, leaves the previous checkpoint intact). Each file goes to a temporary name in the same folder, is fsync-ed and
-renamed over its destination (:mod:`networks.atomic`). The buffer file is written first and the
+renamed over its destination (:mod:`games.atomic`). The buffer file is written first and the
 checkpoint file last, so a checkpoint file that exists names a buffer file that is complete. An
 exception or a kill at any point leaves the previous checkpoint as it was. Old checkpoints beyond
 the last ``keep_last``, checkpoints with a step above the one just written (left by a run that was
@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -51,9 +52,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from games.atomic import atomic_write, atomic_write_text
 from games.base import Game
 from games.checks import is_int
-from networks.atomic import atomic_write, atomic_write_text
 from networks.checkpoint import check_plain, describe_load_error, model_payload
 from networks.config import NetworkConfig
 from selfplay.replay_buffer import ReplayBuffer, read_buffer_file, write_buffer_file
@@ -549,8 +550,6 @@ def restore_checkpoint(
 
 def code_version() -> str:
     """The git commit of the code, or "unknown" outside a checkout."""
-    import subprocess
-
     try:
         out = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True, text=True,

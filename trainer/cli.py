@@ -11,6 +11,8 @@ Examples::
 
 from __future__ import annotations
 
+import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -18,7 +20,8 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from trainer.config import check_overrides, register_configs, to_train_config
+from trainer.config import check_overrides, register_configs, to_dict, to_train_config
+from trainer.resume import describe_changes, named_keys, resume_changes, resume_config
 
 CONFIG_DIR = str(Path(__file__).resolve().parents[1] / "configs")  # as trainer.resume.CONFIG_DIR
 
@@ -27,7 +30,7 @@ register_configs()
 
 @hydra.main(version_base="1.3", config_path=CONFIG_DIR, config_name="train")
 def _main(cfg: DictConfig) -> None:
-    from trainer.loop import RunStopped, TrainingRun
+    from trainer.loop import RunStopped, TrainingRun  # heavy dependency (torch): imported where it is used
 
     config = to_train_config(cfg)  # the only DictConfig -> dataclass conversion: actors get plain, picklable values
     hydra_dir = Path(HydraConfig.get().runtime.output_dir)
@@ -97,11 +100,6 @@ def _resumed_config(config, run_dir: Path, overrides: list[str]):
     Raises:
         ValueError: if ``config.json`` is not a JSON object of known keys.
     """
-    import json
-
-    from trainer.config import to_dict
-    from trainer.resume import describe_changes, named_keys, resume_changes, resume_config
-
     saved_path = run_dir / "config.json"
     if not saved_path.is_file():
         return config
@@ -126,8 +124,6 @@ def _remove_unused_run_dir(run_dir: Path) -> None:
     Only a folder holding nothing but Hydra's own files (``.hydra/`` and the job log) is removed,
     so a rejected command line leaves no empty run behind and nothing else is ever lost.
     """
-    import shutil
-
     try:
         entries = {p.name for p in run_dir.iterdir()}
     except OSError:

@@ -18,11 +18,13 @@ the objects, not dicts, go to the actors.
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import asdict, dataclass, field
 from typing import List, Optional
 
 import games
+from arena.positions import position_sets
 from mcts import CHANCE_MODES, GumbelConfig, PUCTConfig
 from networks.config import INFERENCE_RUNTIMES, NetworkConfig
 from trainer.learner_config import LEARNER_DEFAULTS, LR_SCHEDULES, OPTIMIZERS, LearnerConfig
@@ -181,7 +183,7 @@ class TrainSchema:
 
 def register_configs() -> None:
     """Store the schema in Hydra's ConfigStore as ``train_schema`` (``configs/train.yaml`` uses it)."""
-    from hydra.core.config_store import ConfigStore
+    from hydra.core.config_store import ConfigStore  # heavy dependency (hydra): imported where it is used
 
     ConfigStore.instance().store(name="train_schema", node=TrainSchema)
 
@@ -226,8 +228,6 @@ def check_overrides(overrides: list[str]) -> None:
 
 
 def _unknown(name: str, what: str, accepted: list[str], shown: str | None = None, prefix: str = "") -> str:
-    import difflib
-
     close = difflib.get_close_matches(name, accepted, n=1)
     hint = f"; did you mean {prefix}{close[0]}?" if close else ""
     return f"{shown or name}: unknown key; accepted {what}: {accepted}{hint}"
@@ -235,7 +235,7 @@ def _unknown(name: str, what: str, accepted: list[str], shown: str | None = None
 
 def to_train_config(cfg) -> TrainSchema:
     """Convert a composed ``DictConfig`` to plain dataclasses (interpolations resolved)."""
-    from omegaconf import OmegaConf
+    from omegaconf import OmegaConf  # heavy dependency (omegaconf): imported where it is used
 
     obj = OmegaConf.to_object(cfg)
     if not isinstance(obj, TrainSchema):
@@ -393,8 +393,9 @@ def validate(config: TrainSchema) -> None:
             except ValueError as exc:  # an OpenSpiel game that does not load or is refused
                 errors.append(f"game.openspiel: {exc}")
             else:
-                groups = getattr(game, "labelled_set_groups", dict)()  # imperfect-information games have none
-                own = getattr(game, "labelled_set_names", list)()
+                sets = position_sets(game)
+                groups = sets.labelled_set_groups()
+                own = sets.labelled_set_names()
                 accepted = list(own) + list(groups) + [n for m in groups.values() for n in m]
                 unknown = [n for n in config.arena.extra_labelled_sets if n not in accepted]
                 if unknown:
@@ -500,7 +501,7 @@ def validate(config: TrainSchema) -> None:
     _positive(errors, "ray.num_gpus", config.ray.num_gpus, allow_zero=True)
     _positive(errors, "ray.object_store_memory", config.ray.object_store_memory)
     if "cuda" in (sp.device, tr.device):
-        import torch
+        import torch  # heavy dependency (torch): imported where it is used
 
         if not torch.cuda.is_available():
             for key, device in (("selfplay.device", sp.device), ("trainer.device", tr.device)):

@@ -27,9 +27,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import ray
+import torch
+from ray.exceptions import RayActorError
 
 import games
+from games.atomic import atomic_write_json
+from networks import build_network
 from trainer import checkpoint as ckpt
+from trainer.actors import GatingActor, ReplayBufferActor, SelfPlayActor, start_ray
+from trainer.best_model import write_best
 from trainer.config import (
     TrainSchema,
     arena_puct,
@@ -43,10 +50,13 @@ from trainer.config import (
 )
 from trainer.counters import RunCounters
 from trainer.faults import FaultPlan
+from trainer.learner import Learner
+from trainer.metrics import flat_hparams
 from trainer.reporting import RunReport
 from trainer.resume import check_resume_compatible
 from trainer.schedule import Schedule
 from trainer.signals import StopRequest, install_stop_handlers, restore_handlers
+from trainer.status import StatusDisplay
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +80,6 @@ class RunSummary:
 
 def make_learner(config: TrainSchema, model):
     """The ``trainer.learner.Learner`` that ``config.trainer`` describes, for ``model``."""
-    from trainer.learner import Learner
-
     return Learner.from_config(model, learner_config(config))
 
 
@@ -127,10 +135,6 @@ class TrainingRun:
 
     # ------------------------------------------------------------------ set-up
     def _setup_learner(self):
-        import torch
-
-        from networks import build_network
-
         tr = self.config.trainer
         torch.set_num_threads(tr.torch_threads)
         torch.manual_seed(self.config.run.seed)
@@ -138,8 +142,6 @@ class TrainingRun:
         self.learner = make_learner(self.config, model)
 
     def _start_ray(self) -> None:
-        from trainer.actors import start_ray
-
         self.started_ray = start_ray(self.config.ray)
 
     def _worker_kwargs(self, incarnation: int) -> dict:
@@ -167,10 +169,6 @@ class TrainingRun:
         )
 
     def _new_worker(self):
-        import torch
-
-        from trainer.actors import SelfPlayActor
-
         sp = self.config.selfplay
         self.counters.actor_incarnations += 1
         options = {"num_cpus": sp.num_cpus_per_actor, "scheduling_strategy": "SPREAD"}
@@ -181,8 +179,6 @@ class TrainingRun:
         )
 
     def _create_actors(self) -> None:
-        from trainer.actors import ReplayBufferActor
-
         tr = self.config.trainer
         self.buffer = ReplayBufferActor.options(num_cpus=0).remote(
             self.game.name, tr.replay_capacity, tr.min_replay_positions, self.config.run.seed,
@@ -194,8 +190,6 @@ class TrainingRun:
 
     # ------------------------------------------------------------------ weights
     def _set_best(self, weights: dict, version: int) -> None:
-        import ray
-
         self.best_weights = {name: np.array(value) for name, value in weights.items()}
         self.counters.best_version = int(version)
         self.best_ref = ray.put(self.best_weights)
@@ -205,8 +199,6 @@ class TrainingRun:
 
     def _write_best(self) -> None:
         """``best/``: the promoted model (``trainer/best_model.py``)."""
-        from trainer.best_model import write_best
-
         extra = {
             # the learner step these weights were taken at (the best version is that step)
             "training_step": int(self.counters.best_version),
@@ -225,9 +217,6 @@ class TrainingRun:
         self.inflight[ref] = index
 
     def _collect_selfplay(self, timeout: float = 0.0) -> None:
-        import ray
-        from ray.exceptions import RayActorError
-
         if not self.inflight:
             return
         ready, _ = ray.wait(list(self.inflight), num_returns=len(self.inflight), timeout=timeout)
@@ -249,9 +238,6 @@ class TrainingRun:
     # ------------------------------------------------------------------ training
     def _train_some(self) -> bool:
         """Train on the batches the schedule allows now (at most ``batches_per_fetch``); True if it did."""
-        import ray
-        from ray.exceptions import RayActorError
-
         want = self.schedule.batches_to_fetch(
             self.learner.samples_trained, self.buffer_stats["positions_added"], self.buffer_stats["size"]
         )
@@ -301,8 +287,6 @@ class TrainingRun:
 
     def _inject_faults(self, step: int) -> None:
         """The ``TABULA_RASA_FAULT`` test hook (``trainer/faults.py``)."""
-        import ray
-
         for role in self.faults.due(step, gate_in_flight=self.gate_inflight is not None):
             target = {"selfplay": self.workers[0], "buffer": self.buffer, "gating": self.gater}[role]
             self.status.message(f"fault injection: killing the {role} actor at step {step}")
@@ -310,8 +294,6 @@ class TrainingRun:
 
     # ------------------------------------------------------------------ gating
     def _start_gate(self) -> None:
-        import ray
-
         if not self.learner.weights_finite():
             self.status.message("candidate weights are not finite: not sent to gating")
             return
@@ -323,8 +305,6 @@ class TrainingRun:
 
     def _wait_ready(self, ref, timeout: float) -> bool:
         """Whether ``ref`` finished within ``timeout`` seconds; a stop signal ends the wait early."""
-        import ray
-
         deadline = time.monotonic() + timeout
         while True:
             ready, _ = ray.wait([ref], timeout=max(0.0, min(0.5, deadline - time.monotonic())))
@@ -332,9 +312,6 @@ class TrainingRun:
                 return bool(ready)
 
     def _poll_gate(self, timeout: float = 0.0) -> None:
-        import ray
-        from ray.exceptions import RayActorError
-
         if self.gate_inflight is None:
             return
         if not self._wait_ready(self.gate_inflight, timeout):
@@ -374,8 +351,6 @@ class TrainingRun:
 
     def _new_arena_actor(self, seed: int):
         """The arena actor: gating matches and mistake rates against perfect play."""
-        from trainer.actors import GatingActor
-
         ar = self.config.arena
         return GatingActor.options(num_cpus=ar.num_cpus).remote(
             game_name=self.game.name,
@@ -392,9 +367,6 @@ class TrainingRun:
             self.accuracy_inflight = self.gater.mistake_rates.remote(self.accuracy_version, self.best_ref)
 
     def _poll_accuracy(self, timeout: float = 0.0) -> None:
-        import ray
-        from ray.exceptions import RayActorError
-
         if self.accuracy_inflight is None:
             return
         if not self._wait_ready(self.accuracy_inflight, timeout):
@@ -437,9 +409,6 @@ class TrainingRun:
 
     # ------------------------------------------------------------------ checkpoints
     def _checkpoint(self) -> None:
-        import ray
-        from ray.exceptions import RayActorError
-
         if not self.learner.weights_finite():
             self.status.message("weights are not finite: checkpoint skipped")
             return
@@ -501,8 +470,6 @@ class TrainingRun:
         return loaded
 
     def _restore(self, loaded) -> int:
-        import ray
-
         if loaded is None:
             return 0
         ckpt.restore_checkpoint(loaded, self.learner, game=self.game, network_config=self.network_config)
@@ -527,12 +494,6 @@ class TrainingRun:
         return reason is not None
 
     def run(self) -> RunSummary:
-        import ray
-
-        from networks.atomic import atomic_write_json
-        from trainer.metrics import flat_hparams
-        from trainer.status import StatusDisplay
-
         run = self.config.run
         self.started = time.monotonic()
         self.stopped_by = "running"
@@ -609,6 +570,4 @@ class TrainingRun:
 
 
 def _tensor(value):
-    import torch
-
     return torch.as_tensor(np.asarray(value))

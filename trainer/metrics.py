@@ -17,6 +17,7 @@ class MetricsWriter:
     """
 
     def __init__(self, log_dir: Path, purge_step: int | None = None) -> None:
+        # heavy dependency (torch): imported where it is used
         from torch.utils.tensorboard import SummaryWriter
 
         self.writer = SummaryWriter(log_dir=str(log_dir), purge_step=purge_step)

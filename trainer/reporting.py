@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from trainer.counters import RunCounters
+from trainer.metrics import MetricsWriter
 
 #: self-play rates are averaged over windows of at least this many seconds
 SELFPLAY_LOG_SECONDS = 30.0
@@ -48,8 +49,6 @@ class RunReport:
 
     def open_writer(self, purge_step: int | None):
         """Start the TensorBoard writer; events from ``purge_step`` on are dropped (a resume)."""
-        from trainer.metrics import MetricsWriter
-
         self.writer = MetricsWriter(self.run_dir / "tensorboard", purge_step=purge_step)
         return self.writer
 

@@ -73,7 +73,7 @@ def option_keys(group: str, option: str, config_dir: str | Path = CONFIG_DIR) ->
     Raises:
         ValueError: if the file does not exist or is not a mapping.
     """
-    import yaml
+    import yaml  # heavy dependency (yaml): imported where it is used
 
     path = Path(config_dir) / group / f"{option}.yaml"
     if not path.is_file():

@@ -27,7 +27,7 @@ class StatusDisplay:
     HEARTBEAT_SECONDS = 60.0
 
     def __init__(self, live: bool, every_seconds: float = 5.0) -> None:
-        from rich.console import Console
+        from rich.console import Console  # heavy dependency (rich): imported where it is used
 
         self.console = Console()
         self.live = None
@@ -35,13 +35,13 @@ class StatusDisplay:
         self._last_line = 0.0
         self._last_progress: tuple | None = None
         if live and sys.stdout.isatty():
-            from rich.live import Live
+            from rich.live import Live  # heavy dependency (rich): imported where it is used
 
             self.live = Live(self._render({}), console=self.console, refresh_per_second=2, transient=False)
             self.live.start()
 
     def _render(self, status: dict):
-        from rich.table import Table
+        from rich.table import Table  # heavy dependency (rich): imported where it is used
 
         table = Table(title="tabula-rasa train", show_header=False, expand=False)
         table.add_column("what", style="bold")

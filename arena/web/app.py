@@ -52,7 +52,7 @@ class _Body(BaseModel):
 
 class NewGame(_Body):
     seats: list[StrictStr] | None = Field(default=None, max_length=2)
-    moves: StrictStr | None = None  # bounded by the game: arena.play_cli.move_text_limit
+    moves: StrictStr | None = None  # bounded by the game: arena.game_text.move_text_limit
 
 
 class Move(_Body):

@@ -55,7 +55,7 @@ def start_chromium(width: int = 1200, height: int = 900, phone: bool = False):
     Raises:
         RuntimeError: if Chromium or its driver is not installed.
     """
-    from selenium import webdriver
+    from selenium import webdriver  # optional dependency (selenium): imported where it is used
     from selenium.webdriver.chrome.service import Service
 
     found = find_chromium()

@@ -52,7 +52,7 @@ def serve(app, sock: socket.socket, stdout=None, on_stop=None) -> None:
     ``on_stop``: called (from the signal handler) as soon as the server is asked to stop, before
     it waits for requests in flight; ``play --web`` uses it to end a running search.
     """
-    import uvicorn
+    import uvicorn  # heavy dependency (uvicorn): imported where it is used
 
     class Server(uvicorn.Server):
         def handle_exit(self, sig, frame) -> None:

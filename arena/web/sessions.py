@@ -13,7 +13,7 @@ one seat is human, else X.
 Dice: in a game with chance (Pig) nobody is asked to roll. Whenever a chance state is reached
 (after a decision, or at the end of a start position) the session draws its outcome with its own
 seeded generator (``GameSession.dice``) and records it among the moves, so a session's move list
-holds events in play order, as ``Game.parse_moves`` reads them (``arena.play_cli.state_after``
+holds events in play order, as ``Game.parse_moves`` reads them (``arena.game_text.state_after``
 replays them).
 
 Searches run one at a time in the whole process (``ModelService.search_lock``): the model and some
@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from arena.game_text import PLAYER_SYMBOLS, event_players, parse_position, result_text, state_after, verdict
 from arena.model_player import make_model_player
-from arena.play_cli import PLAYER_SYMBOLS, event_players, parse_position, result_text, state_after, verdict
 from arena.players import Analysis
 from games.base import Game
 
@@ -469,7 +469,7 @@ def new_game_request(service: ModelService, seats: list[str] | None, moves: str 
 
     Raises:
         RequestError: 400 for seats other than two of ``ModelService.seat_kinds``, or a move string
-            longer than any game's (``arena.play_cli.move_text_limit``) or that does not parse (the
+            longer than any game's (``arena.game_text.move_text_limit``) or that does not parse (the
             game's message names the move).
     """
     if seats is None:

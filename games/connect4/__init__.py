@@ -1,1 +1,3 @@
-"""Connect Four: batched bitboard rules (``game``), the exact solver and its command line."""
+"""Connect Four: batched bitboard rules (``game``), its knowledge (``knowledge``: centre-first order,
+the heuristic of ``heuristic``, Pons' exact solver of ``exact`` and ``solver`` with its opening
+``book``) and the ``solve`` command line (``solve_cli``)."""

@@ -1,4 +1,4 @@
-"""Connect Four's ``Game.exact_solver``: Pons' solver asked about single-state tuples.
+"""Connect Four's exact solver (``games.connect4.knowledge``): Pons' solver asked about single-state tuples.
 
 The game's state layout (``(current, mask, ply, status)``, ``games.connect4.layout``) is the
 solver's, so each child position is built directly from the bitboards, without move strings.
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import games.connect4.solver as c4
 from games.connect4.layout import NUM_CELLS, has_four, move_bit
 
 
@@ -30,8 +31,6 @@ class ConnectFourSolver:
         Raises:
             ValueError: if ``state`` is finished.
         """
-        from games.connect4 import solver as c4
-
         current, mask, ply, status = (int(v) for v in state)
         legal = [c for c in range(7) if move_bit(mask, c)] if status == 0 else []
         if not legal:
@@ -64,12 +63,10 @@ class ConnectFourSolver:
         Raises:
             ValueError: if the board is full.
         """
-        from games.connect4 import solver as c4
-
         position = c4.Position(int(state[0]), int(state[1]), int(state[2]))
         _, optimal = c4.default_solver().optimal_moves_parsed(position)
         return [int(c) for c in np.flatnonzero(optimal)]
 
 
-#: the one instance ``ConnectFour.exact_solver`` returns
+#: the one instance ``ConnectFourKnowledge.exact_solver`` returns
 SOLVER = ConnectFourSolver()

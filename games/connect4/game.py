@@ -12,22 +12,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from games import bitboard as bb
+import games.bitboard as bb
 from games.base import COLUMN_MOVES, DISCS, BoardView
-from games.connect4.heuristic import MAX_EVALUATION
 from games.connect4.layout import (
-    BOARD_MASK,
-    BOTTOM_MASK,
-    BOTTOM_MASKS,
-    CENTRE_FIRST_ORDER,
     COLUMN_STRIDE,
     HEIGHT,
     NUM_CELLS,
-    TOP_MASKS,
     WIDTH,
     WIN_LINES,
     bottom_mask,
-    column_mask,
     four,
     has_four,
     mirror_bits,
@@ -109,8 +102,6 @@ class ConnectFour(bb.BitboardGame):
     num_actions = WIDTH
     observation_shape = (2, HEIGHT, WIDTH)
     max_game_length = NUM_CELLS
-    #: bound on the heuristic evaluation (``games.connect4.heuristic.MAX_EVALUATION`` points)
-    heuristic_bound = float(MAX_EVALUATION)
 
     # ----------------------------------------------------------------- batched API
     def _legal_kernel(self, states, out):
@@ -200,105 +191,6 @@ class ConnectFour(bb.BitboardGame):
         else:
             new_status = bb.ONGOING
         return (current ^ mask, new_mask, ply + 1, new_status)
-
-    # ------------------------------------------------------ optional hooks (game knowledge)
-    def action_order(self) -> list[int]:
-        """Columns by distance from the centre column: ``[3, 2, 4, 1, 5, 0, 6]``."""
-        return list(CENTRE_FIRST_ORDER)
-
-    def heuristic_fn(self):
-        """``games.connect4.heuristic.evaluate``: open threes, open twos and centre stones, in
-        integer points within ``[-heuristic_bound, heuristic_bound]``."""
-        from games.connect4.heuristic import evaluate
-
-        return evaluate
-
-    def transposition_key(self, state: tuple) -> int:
-        """``current + mask``, unique per position (``games.connect4.heuristic.transposition_key``)."""
-        return state[0] + state[1]
-
-    def exact_solver(self):
-        """Pons' solver with the shipped opening book (``games.connect4.exact.ConnectFourSolver``;
-        scores in Pons' convention, -18..18)."""
-        from games.connect4.exact import SOLVER
-
-        return SOLVER
-
-    def labelled_set_names(self) -> list[str]:
-        """The solver-labelled sets shipped in ``games/connect4/positions`` (present files only)."""
-        from games.connect4.positions import position_set_names
-
-        return position_set_names()
-
-    def labelled_set_groups(self) -> dict[str, list[str]]:
-        """``{"pons": [...]}``: Pascal Pons' test sets whose files are present beside the checkout
-        (``games.connect4.pons``: ``pons-end-easy`` ... ``pons-begin-hard``); ``{}`` without them."""
-        from games.connect4 import pons
-
-        present = pons.available()
-        return {pons.GROUP: present} if present else {}
-
-    def chosen_move_set_names(self) -> list[str]:
-        """Pons' sets whose files are present: each is measured on every line by chosen moves."""
-        from games.connect4 import pons
-
-        return pons.available()
-
-    def chosen_move_positions(self, name: str) -> list[str]:
-        """The move strings of every line of Pons' set ``name``.
-
-        Raises:
-            ValueError: for a name that is not a present Pons set, or a malformed file.
-        """
-        from games.connect4 import pons
-
-        if name not in self.chosen_move_set_names():
-            return super().chosen_move_positions(name)
-        return pons.read_set(name).moves
-
-    def chosen_move_mistakes(self, name: str, actions, workers: int = 1, progress=None) -> dict:
-        """``games.connect4.pons_chosen.chosen_move_mistakes`` for Pons' set ``name``."""
-        from games.connect4.pons_chosen import chosen_move_mistakes
-
-        self.chosen_move_positions(name)
-        return chosen_move_mistakes(name, actions, workers=workers, progress=progress)
-
-    def labelled_set(self, name: str):
-        """The shipped set ``name`` as a ``games.labelled.LabelledSet`` (outcome = sign of score),
-        or a Pons set (``pons-...``: its cached labelled lines, ``games.connect4.pons.labelled_set``).
-
-        Raises:
-            ValueError: for an unknown name (the message lists the known ones), or a Pons set
-                with no cached labels (the message gives the command that labels it).
-            FileNotFoundError: for a Pons set whose file is absent.
-        """
-        from games.connect4 import pons
-        from games.connect4.positions import load_position_set
-
-        if name in pons.SETS:
-            return pons.labelled_set(name, self)
-        names = self.labelled_set_names()
-        if name not in names:
-            raise ValueError(f"unknown position set {name!r} for {self.name}; expected one of {names}")
-        return load_position_set(name).to_labelled_set(self)
-
-    def read_labelled_set(self, path):
-        """A labelled set from a file in the format of ``games/connect4/positions``.
-
-        Raises:
-            FileNotFoundError: if ``path`` does not exist.
-            ValueError: for a malformed line.
-        """
-        from games.connect4.positions import read_position_file
-
-        return read_position_file(path).to_labelled_set(self)
-
-    def default_network(self, gpu: bool = False) -> dict:
-        """4 residual blocks of 32 channels on a CPU (77k parameters, ``configs/network/b4c32.yaml``),
-        10 blocks of 128 channels on a GPU (``networks.config`` has the measurements)."""
-        if gpu:
-            return {"kind": "resnet", "num_blocks": 10, "channels": 128, "value_hidden": 128}
-        return {"kind": "resnet", "num_blocks": 4, "channels": 32, "value_hidden": 64}
 
 
 #: bit of each drawn cell, row-major from the top-left (row 0 of the drawing is the top row)

@@ -2,8 +2,8 @@
 
 All three read a single Connect Four state tuple ``(current, mask, ply, status)`` (bitboards in
 Pons' layout, ``games.connect4.layout``; ``current`` holds the stones of the player to move).
-``ConnectFour.heuristic_fn`` and ``ConnectFour.transposition_key`` hand the first and the last to
-``search.alphabeta``; pass ``noisy_actions`` as its quiescence hook.
+``ConnectFourKnowledge.heuristic_fn`` and ``.transposition_key`` (``games.connect4.knowledge``) hand
+the first and the last to ``search.alphabeta``; pass ``noisy_actions`` as its quiescence hook.
 
 The evaluation is a common hand-made one for depth-limited Connect Four search (the weights are
 chosen here, not taken from a paper): over the 69 winning lines, every line holding three stones

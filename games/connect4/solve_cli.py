@@ -22,6 +22,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from games.connect4.solver import Solver, parse_moves
 
 #: Positions with fewer plies than this may take seconds to minutes each unless the book covers them.
 SLOW_BEFORE_PLY = 6
@@ -58,8 +59,6 @@ def main(
         stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
     stdout = sys.stdout if stdout is None else stdout
     stderr = sys.stderr if stderr is None else stderr
-
-    from games.connect4.solver import Solver, parse_moves
 
     solver = Solver(use_book=not args.no_book)
     try:

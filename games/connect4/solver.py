@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from games.connect4.book import load_book
 from games.connect4.layout import (
     BOARD_MASK,
     BOTTOM_MASK,
@@ -153,8 +154,6 @@ class Solver:
         self.reset()  # touch every page now, not during the first search
         self.use_mirror = bool(use_mirror)
         if use_book:
-            from games.connect4.book import load_book
-
             self.book_keys, self.book_values, self.book_depth = load_book(book_path)
         else:
             self.book_keys = np.zeros(0, dtype=np.int64)

@@ -26,7 +26,7 @@ class ImperfectInformationGame:
     """Rules of a two-player zero-sum imperfect-information game; subclasses fill them in.
 
     Attributes:
-        name: registry id (``games.imperfect.make(name)``).
+        name: registry id (``games.make(name)``, kind ``games.IMPERFECT``).
         num_actions: number of distinct player actions; actions are ``0 .. num_actions - 1``.
         action_names: one short lowercase word per action (``"pass"``, ``"bet"``, ...).
         max_utility: the largest chips a player can win in one game.

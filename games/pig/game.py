@@ -67,7 +67,6 @@ class Pig(Game):
     version = 2  # 2: thermometer observation planes (1: one-hot)
     num_actions = 2
     state_size = 8
-    default_opening_plies = 0  # the dice make every game different
 
     def __init__(self, goal: int = DEFAULT_GOAL, die: int = DEFAULT_DIE, horizon: int = DEFAULT_HORIZON) -> None:
         for label, value, low, high in (("goal", goal, 1, None), ("die", die, 2, MAX_DIE), ("horizon", horizon, 1, None)):
@@ -82,8 +81,6 @@ class Pig(Game):
         self.num_chance_outcomes = self.die
         self.observation_shape = (3, 1, self.goal)
         self.max_game_length = 2 * self.horizon  # each decision is followed by at most one roll
-        #: bound of ``heuristic_fn`` (its values are clipped to [-1, 1])
-        self.heuristic_bound = 1.0
 
     def __repr__(self) -> str:
         return f"Pig(goal={self.goal}, die={self.die}, horizon={self.horizon})"
@@ -352,21 +349,7 @@ class Pig(Game):
             return 0.0
         return 1.0 if status - FIRST_PLAYER_WON == player else -1.0
 
-    # ------------------------------------------------------------------ game hooks
-    def heuristic_fn(self):
-        """Static evaluation for depth-limited search: ``(own + turn total - opponent) / goal`` for
-        the player to move (the rolling player at a chance state), in ``[-1, 1]``
-        (``heuristic_bound``)."""
-        goal = float(self.goal)
-
-        def evaluate(state: tuple) -> float:
-            player = state[TO_PLAY]
-            own = state[SCORE_0 + player] + state[TURN_TOTAL]
-            value = (own - state[SCORE_1 - player]) / goal
-            return max(-1.0, min(1.0, value))
-
-        return evaluate
-
+    # ------------------------------------------------------------------ evaluation
     def banked_score_difference(self, state: tuple) -> float:
         """Banked score of the player to move minus the opponent's, in points (turn total not
         counted): the evaluation of OpenSpiel's expectiminimax test on Pig, ``score(0) - score(1)``
@@ -374,25 +357,3 @@ class Pig(Game):
         ``|value| < goal``: search it with ``bound=goal``."""
         player = state[TO_PLAY]
         return float(state[SCORE_0 + player] - state[SCORE_1 - player])
-
-    def exact_solver(self):
-        """The value-iteration solver of this goal and die (``games.pig.solver.PigSolver``), cached."""
-        from games.pig.solver import solver_for
-
-        return solver_for(self)
-
-    def labelled_set_names(self) -> list[str]:
-        """``optimal_play`` and ``random_play`` (``games.pig.positions``)."""
-        from games.pig.positions import SET_NAMES
-
-        return list(SET_NAMES)
-
-    def labelled_set(self, name: str):
-        """Decision positions with each action's exact win probability (``games.pig.positions``).
-
-        Raises:
-            ValueError: for an unknown set name.
-        """
-        from games.pig.positions import labelled_set
-
-        return labelled_set(self, name)

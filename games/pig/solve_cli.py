@@ -18,23 +18,15 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from games.checks import int_argument
 from games.pig.game import DEFAULT_DIE, DEFAULT_GOAL, MAX_DIE
+from games.pig.solver import solve
 
 ACTION_NAMES = ("roll", "hold")
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
-    return value
-
-
 def _die(text: str) -> int:
-    value = _positive(text)
+    value = int_argument(1)(text)
     if not 2 <= value <= MAX_DIE:
         raise argparse.ArgumentTypeError(f"expected a die of 2 to {MAX_DIE} faces, got {value}")
     return value
@@ -77,15 +69,13 @@ def main(
         prog="solve --game pig",
         description="Win probability under optimal play and the optimal action of Pig positions 'I J K' read from stdin.",
     )
-    parser.add_argument("--goal", type=_positive, default=DEFAULT_GOAL, help=f"points to win (default {DEFAULT_GOAL})")
+    parser.add_argument("--goal", type=int_argument(1), default=DEFAULT_GOAL, help=f"points to win (default {DEFAULT_GOAL})")
     parser.add_argument("--die", type=_die, default=DEFAULT_DIE, help=f"faces of the die (default {DEFAULT_DIE})")
     args = parser.parse_args(argv)
     if stdin is None:
         stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
     stdout = sys.stdout if stdout is None else stdout
     stderr = sys.stderr if stderr is None else stderr
-
-    from games.pig.solver import solve
 
     solver = solve(args.goal, args.die)
     bad = 0

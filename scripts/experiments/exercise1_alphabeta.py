@@ -1,7 +1,7 @@
 """Seed exercise 1: Connect Four alpha-beta with the heuristic evaluation, with and without move ordering.
 
 For a fixed set of eight positions (opening, middle game, late game; six of them from the
-project's solver-labelled sets in ``games/connect4/positions``), run iterative deepening for a fixed
+project's solver-labelled sets in ``arena/positions/connect4``), run iterative deepening for a fixed
 time per position (2 seconds by default) twice: with every move-ordering heuristic on
 (transposition-table move, killer moves, history heuristic, centre-first) and with all of them off
 (columns left to right; the transposition table still cuts off). Record the depth completed
@@ -32,7 +32,7 @@ from search.minimax import WIN_SCORE
 
 #: (label, move string, exact score or None): the score is in Pons' convention (positive: the
 #: player to move wins; larger = sooner), the best of the seven column scores of that line of the
-#: named project set (games/connect4/positions/NAME.txt, labelled by our solver).
+#: named project set (arena/positions/connect4/NAME.txt, labelled by our solver).
 POSITIONS: tuple[tuple[str, str, int | None], ...] = (
     ("opening: empty board", "", None),
     ("opening", "4453", None),
@@ -93,7 +93,7 @@ def markdown(report: dict) -> str:
         "# Exercise 1: alpha-beta on Connect Four, with and without move ordering",
         "",
         (
-            f"Iterative deepening with the heuristic evaluation (`search.heuristics.connect4_evaluate`), "
+            f"Iterative deepening with the heuristic evaluation (`games.connect4.heuristic.evaluate`), "
             f"{report['time_limit_s']:g} s per position. *Ordered*: transposition-table move, killer moves, "
             "history heuristic, centre-first. *Unordered*: columns left to right (the transposition table "
             "still cuts off). *Nodes to depth d*: nodes of iterations 1..d, d the deepest depth both runs "
@@ -133,7 +133,7 @@ def markdown(report: dict) -> str:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    from networks.atomic import atomic_write_text
+    from games.atomic import atomic_write_text
 
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, text)

@@ -54,6 +54,7 @@ sys.path.insert(0, str(REPO_ROOT))
 import games
 from arena.players import MinimaxPlayer
 from games.base import NO_WINNER
+from games.checks import int_argument
 from mcts import DEFAULT_UCT_C, PUCTConfig, random_rollout_evaluator, run_puct, run_uct
 
 ALGORITHMS = ("uct", "puct")
@@ -345,36 +346,23 @@ def svg_plot(report: dict, width: int = 640, height: int = 400) -> str:
 
 
 # --------------------------------------------------------------------------------------- CLI
-def _int_at_least(minimum: int):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {value}")
-        return value
-
-    return parse
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--games",
-        type=_int_at_least(1),
+        type=int_argument(1),
         default=200,
         help="games per colour per budget and search (default 200)",
     )
-    parser.add_argument("--seed", type=_int_at_least(0), default=0)
+    parser.add_argument("--seed", type=int_argument(0), default=0)
     parser.add_argument(
         "--algorithms", nargs="+", choices=ALGORITHMS, default=list(ALGORITHMS), help="searches to run"
     )
-    parser.add_argument("--min-budget", type=_int_at_least(1), default=1,
+    parser.add_argument("--min-budget", type=int_argument(1), default=1,
                         help="first budget of the sweep (default 1); with a larger one, the sweep extends an earlier run")
-    parser.add_argument("--max-budget", type=_int_at_least(1), default=16384,
+    parser.add_argument("--max-budget", type=int_argument(1), default=16384,
                         help="largest budget tried, simulations per move (default 16384)")
-    parser.add_argument("--extra-points", type=_int_at_least(0), default=2,
+    parser.add_argument("--extra-points", type=int_argument(0), default=2,
                         help="doublings played after a search first loses no game (default 2)")
     parser.add_argument(
         "--json", type=Path, default=None, help="also write the JSON to this file (default: stdout only)"

@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from networks.atomic import atomic_write, atomic_write_json
+from games.atomic import atomic_write, atomic_write_json
 from search.best_response import expected_value, nash_conv
 from search.cfr import CFRSolver
 from search.game_tree import build_tree

@@ -30,7 +30,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import games  # noqa: E402
-from games.pig.positions import labelled_set  # noqa: E402
+from arena.positions.pig import labelled_set  # noqa: E402
 
 
 def decode(observations: np.ndarray, encoding: str) -> np.ndarray:
@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     data = np.load(args.buffer)
     observations, targets = data["train/observations"], data["train/values"]
     game = games.make("pig", goal=observations.shape[-1])
-    solver = game.exact_solver()
+    solver = games.knowledge(game).exact_solver()
     numbers = decode(observations, args.buffer_encoding)
     labelled = labelled_set(game, "optimal_play")
     test = np.array([game.scores(tuple(int(v) for v in row)) for row in labelled.states], dtype=np.int64)

@@ -6,7 +6,7 @@ opponent) tips the search towards holding or rolling whatever the policy says. T
 separates the parts:
 
 * ``value``: the network's value against the solver's ``2 P(i, j, k) - 1`` (Neller & Presser
-  2004) on each labelled set (``games.pig.positions``) and on uniformly drawn states, as the mean
+  2004) on each labelled set (``arena.positions.pig``) and on uniformly drawn states, as the mean
   error (bias) and the mean absolute error, per turn-total bucket;
 * ``moves``: the mistake rate (``arena.accuracy``), the mean win probability given away and the
   share of ``roll`` decisions of the policy alone, of a one-step expectimax on the value, and of
@@ -37,8 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import games  # noqa: E402
 from arena.accuracy import network_actions  # noqa: E402
 from arena.model_player import load_model  # noqa: E402
+from arena.positions.pig import SET_NAMES, labelled_set  # noqa: E402
 from games.pig.game import HOLD, ROLL  # noqa: E402
-from games.pig.positions import SET_NAMES, labelled_set  # noqa: E402
 from mcts import PUCTConfig  # noqa: E402
 
 #: turn-total buckets ``[low, high)`` of the value report
@@ -66,7 +66,7 @@ def exact_evaluator(game):
     It reads (own, opponent, turn total) back from the thermometer planes (``games.pig.game``); a
     turn total that reaches the goal is a win in hand (value 1).
     """
-    solver = game.exact_solver()
+    solver = games.knowledge(game).exact_solver()
 
     def evaluate(observations, legal_mask):
         numbers = np.asarray(observations)[:, :, 0, :].sum(axis=2).round().astype(np.int64)
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         game, evaluate_fn = load_model(args.model, "pig", num_threads=args.threads)
         if game.goal != 100 or game.die != 6:
             parser.error("expected a model of Pig to 100 with a six-sided die")
-    solver = game.exact_solver()
+    solver = games.knowledge(game).exact_solver()
 
     def values_of(states):
         _, values = evaluate_fn(game.observation(states), game.legal_mask(states))

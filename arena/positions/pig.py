@@ -10,7 +10,7 @@ order, ``games.pig.game``):
 
 A position is kept once (by own score, opponent's score and turn total), in the order first met,
 up to ``SET_SIZE`` positions or ``MAX_GAMES`` games. The value of an action is the mover's win probability after it under
-optimal play (``PigSolver.action_scores``); an action more than ``games.labelled.VALUE_TOLERANCE``
+optimal play (``PigSolver.action_scores``); an action more than ``arena.positions.labelled.VALUE_TOLERANCE``
 below the best is a mistake.
 """
 
@@ -20,7 +20,9 @@ import functools
 
 import numpy as np
 
-from games.labelled import LabelledSet
+import games
+from arena.positions.labelled import LabelledSet
+from games.pig.game import Pig
 
 #: names of the sets, in display order
 SET_NAMES = ("optimal_play", "random_play")
@@ -55,10 +57,8 @@ def _collect(game, policy, rng) -> tuple[list[str], list[tuple]]:
 
 @functools.lru_cache(maxsize=8)
 def _labelled(goal: int, die: int, horizon: int, name: str) -> LabelledSet:
-    from games.pig.game import Pig
-
     game = Pig(goal=goal, die=die, horizon=horizon)
-    solver = game.exact_solver()
+    solver = games.knowledge(game).exact_solver()
     rng = np.random.default_rng([SEED, SET_NAMES.index(name)])
     if name == "optimal_play":
         def policy(state):

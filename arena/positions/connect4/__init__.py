@@ -18,6 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
+from arena.positions.labelled import ILLEGAL, LabelledSet
+from games.connect4.game import ConnectFour
+
 POSITIONS_DIR = Path(__file__).resolve().parent
 #: Score array entry of a full (illegal) column.
 NO_SCORE = -128
@@ -59,7 +62,7 @@ class PositionSet:
         return len(self.moves)
 
     def to_labelled_set(self, game=None):
-        """This set as a ``games.labelled.LabelledSet`` (see :func:`to_labelled_set`)."""
+        """This set as a ``arena.positions.labelled.LabelledSet`` (see :func:`to_labelled_set`)."""
         return to_labelled_set(self, game)
 
 
@@ -137,17 +140,13 @@ def read_position_file(path) -> PositionSet:
 
 
 def to_labelled_set(position_set: PositionSet, game=None):
-    """A ``games.labelled.LabelledSet`` from a ``PositionSet``: each column's outcome is the sign of
+    """A ``arena.positions.labelled.LabelledSet`` from a ``PositionSet``: each column's outcome is the sign of
     its exact score (win +1, draw 0, loss -1), ``ILLEGAL`` for a full column.
 
     Args:
         game: the ``ConnectFour`` whose states are built (default: a new one).
     """
-    from games.labelled import ILLEGAL, LabelledSet
-
     if game is None:
-        from games.connect4.game import ConnectFour
-
         game = ConnectFour()
     scores = np.asarray(position_set.scores, dtype=np.int16)
     outcomes = np.where(scores == NO_SCORE, ILLEGAL, np.sign(scores)).astype(np.int8)

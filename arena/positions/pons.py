@@ -8,7 +8,7 @@ on these sets. The data carry no licence, so they are not in this repository: th
 a folder beside the checkout, ``../shared/data/connect4/`` (or ``$TABULA_PONS_DIR``), and every
 user of them skips or says so when it is absent.
 
-A mistake (``games.labelled``) needs the outcome of every legal move, not only the position's
+A mistake (``arena.positions.labelled``) needs the outcome of every legal move, not only the position's
 score. Those labels come from the project's solver with a weak solve
 (``Solver.outcomes``: one ``(-1, 1)`` window search per move, Pons part 7), computed independently
 of the file's score, and are cached outside the repository, because the begin sets cost seconds
@@ -21,9 +21,8 @@ to minutes of CPU a position:
   column) and ``sha1`` (of the set file's bytes when last written, for reference). An entry
   belongs to a set and a line number, and holds while that line holds the same moves (a label
   depends on the moves only); a changed line drops its entry and every later one;
-* written atomically (a temporary file in the same folder, flushed, ``fsync``-ed, then
-  ``os.replace``: the protocol of ``networks/atomic.py``, which ``games`` may not import), so a
-  reader sees the old cache or the new one, and a labelling run that is stopped keeps every
+* written atomically (``games/atomic.py``: a temporary file in the same folder, flushed,
+  ``fsync``-ed, then ``os.replace``), so a reader sees the old cache or the new one, and a labelling run that is stopped keeps every
   position saved before it.
 
 Labels are added by ``scripts/label_pons_sets.py`` (``label_set`` here); reading a set
@@ -39,14 +38,17 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from arena.positions.labelled import LabelledSet
+from games.atomic import atomic_write
+from games.connect4.game import ConnectFour
 from games.connect4.layout import WIDTH
+from games.connect4.solver import Solver
 
 #: set name -> Pons' file name, in Pons' order
 SETS = {
@@ -59,7 +61,7 @@ SETS = {
 }
 #: name of the group of all six sets
 GROUP = "pons"
-#: outcome code of a full column (``games.labelled.ILLEGAL``)
+#: outcome code of a full column (``arena.positions.labelled.ILLEGAL``)
 NO_OUTCOME = -2
 
 _REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -216,23 +218,10 @@ def save_labels(pons_file: PonsFile, outcomes: np.ndarray) -> Path:
 
 
 def write_npz_atomically(path: Path, **arrays) -> Path:
-    """Write ``arrays`` to the ``.npz`` file ``path``: a temporary file in the same folder,
-    flushed, ``fsync``-ed, then ``os.replace`` (the module doc's protocol). Creates the folder."""
+    """Write ``arrays`` to the ``.npz`` file ``path`` atomically (``games.atomic.atomic_write``).
+    Creates the folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            np.savez(handle, **arrays)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
-        raise
-    return path
+    return atomic_write(path, lambda handle: np.savez(handle, **arrays))
 
 
 # --------------------------------------------------------------------------- labelling
@@ -264,8 +253,6 @@ def label_set(
     labels = list(load_labels(pons_file))
     start = len(labels)
     if solver is None:
-        from games.connect4.solver import Solver
-
         solver = Solver()
     spent = 0.0
     last_save = time.monotonic()
@@ -300,7 +287,7 @@ def label_set(
 
 
 def labelled_set(name: str, game=None):
-    """The labelled lines of set ``name`` from the cache, as a ``games.labelled.LabelledSet``
+    """The labelled lines of set ``name`` from the cache, as a ``arena.positions.labelled.LabelledSet``
     named ``name`` (fewer than 1000 positions when only a prefix is labelled). Never searches.
 
     Raises:
@@ -308,8 +295,6 @@ def labelled_set(name: str, game=None):
             message gives the command that labels it).
         FileNotFoundError: as :func:`read_set`.
     """
-    from games.labelled import LabelledSet
-
     pons_file = read_set(name)
     outcomes = load_labels(pons_file)
     if not len(outcomes):
@@ -318,8 +303,6 @@ def labelled_set(name: str, game=None):
             f"python scripts/label_pons_sets.py --set {name} [--limit N]"
         )
     if game is None:
-        from games.connect4.game import ConnectFour
-
         game = ConnectFour()
     moves = pons_file.moves[: len(outcomes)]
     return LabelledSet(name, moves, game.states_from_moves(moves), outcomes)

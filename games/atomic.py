@@ -4,12 +4,15 @@ The data goes to a temporary file in the destination's folder (same file system,
 atomic), is flushed and ``fsync``-ed, then ``os.replace`` moves it over the destination and the
 folder is ``fsync``-ed so the rename itself survives a power cut (POSIX). If anything fails before
 the rename (an exception, Ctrl-C), the temporary file is removed and the old file is untouched
-(an exception or a kill halfway through a write leaves the previous file intact). Other packages (trainer checkpoints, replay-buffer snapshots, game records) reuse these.
+(an exception or a kill halfway through a write leaves the previous file intact).
+
+It sits in ``games``, the lowest package, so that every layer writes files the same way: trainer
+checkpoints and model files (``networks/checkpoint.py``, which adds the torch writer), replay-buffer
+snapshots, arena results, Pons' label caches (``arena/positions/pons.py``). Standard library only.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import tempfile
@@ -86,21 +89,3 @@ def atomic_write_json(path: str | os.PathLike, data, indent: int = 2) -> Path:
     """
     text = json.dumps(data, indent=indent, sort_keys=True, allow_nan=False) + "\n"
     return atomic_write_text(path, text)
-
-
-def atomic_torch_save(obj, path: str | os.PathLike) -> Path:
-    """``torch.save(obj)`` to ``path`` atomically.
-
-    The object is serialised to memory first, so a serialisation error leaves no temporary file.
-    Save only tensors and plain Python types, so that ``torch.load(weights_only=True)`` can read it
-    back (checkpoints hold only tensors and plain Python types).
-
-    Raises:
-        FileNotFoundError: as :func:`atomic_write`.
-        Whatever ``torch.save`` raises for an unpicklable object.
-    """
-    import torch  # local: keeps this module importable without torch
-
-    buffer = io.BytesIO()
-    torch.save(obj, buffer)
-    return atomic_write_bytes(path, buffer.getvalue())

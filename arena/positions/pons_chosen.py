@@ -1,6 +1,6 @@
 """Mistakes of chosen moves on Pascal Pons' sets, solving only the moves a player picked.
 
-Labelling every move of a position (``games.connect4.pons.label_set``) costs 23 CPU seconds a
+Labelling every move of a position (``arena.positions.pons.label_set``) costs 23 CPU seconds a
 position on ``pons-begin-hard``: every non-best move of an early position leads to a long game the
 solver must prove. Whether one *chosen* move is a mistake needs far less. The file gives the
 position's exact score, so its outcome ``v`` (the score's sign) is known, and a move is a mistake
@@ -11,7 +11,7 @@ exactly when its outcome is below ``v``:
 * a drawn one: the move is a mistake if it loses (``Solver.move_reaches(moves, column, 0)``).
 
 Each is one null-window search on one child (Pons, "Solving Connect 4", part 7). Answers are
-cached beside the full labels (``games.connect4.pons.cache_dir``), one ``<file>.moves.npz`` per
+cached beside the full labels (``arena.positions.pons.cache_dir``), one ``<file>.moves.npz`` per
 set: ``moves`` ``[N]`` (every line of the file), ``mistakes`` ``[N, 7]`` int8 (1 a mistake, 0 not,
 ``UNKNOWN`` not asked yet, ``NO_OUTCOME`` a full column) and ``sha1``; an entry holds while its line
 holds the same moves, and the file is written atomically, so a stopped run keeps what it saved.
@@ -29,8 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from games.connect4.layout import HEIGHT, WIDTH
-from games.connect4.pons import (
+from arena.positions.pons import (
     NO_OUTCOME,
     PonsFile,
     cache_dir,
@@ -38,6 +37,8 @@ from games.connect4.pons import (
     read_set,
     write_npz_atomically,
 )
+from games.connect4.layout import HEIGHT, WIDTH
+from games.connect4.solver import Solver
 
 #: code of a move not asked about yet, in ``mistakes``
 UNKNOWN = -1
@@ -105,8 +106,6 @@ _WORKER_SOLVER = None
 
 def _init_worker() -> None:
     global _WORKER_SOLVER
-    from games.connect4.solver import Solver
-
     _WORKER_SOLVER = Solver()
 
 
@@ -123,7 +122,7 @@ def chosen_move_mistakes(
     """Which of ``actions`` are mistakes on every line of Pons' set ``name``.
 
     Args:
-        name: a set of ``games.connect4.pons.SETS``.
+        name: a set of ``arena.positions.pons.SETS``.
         actions: ``[K]`` int, the 0-based column chosen in each of the file's first ``K`` lines
             (``K`` at most the file's ``N``).
         workers: processes solving at once (each with its own 64 MiB transposition table; 1
