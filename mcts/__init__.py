@@ -26,7 +26,7 @@ from mcts.policy import (
     visit_policy,
 )
 from mcts.search import CHANCE_MODES, PUCTConfig, SearchOutput, as_puct_config, root_child_proven_values, run_puct
-from mcts.solver import solver_visit_counts
+from mcts.solver import playable_actions, solver_visit_counts
 from mcts.tree import (
     NO_PARENT,
     PROVEN_DRAW,
@@ -63,6 +63,7 @@ __all__ = [
     "dirichlet_noise",
     "improved_policy",
     "mask_priors",
+    "playable_actions",
     "random_rollout_evaluator",
     "random_rollouts",
     "reroot",

@@ -15,7 +15,9 @@ One search over ``B`` roots:
    legal actions)``), and each phase keeps the better half;
 3. below the root the walk is deterministic (``mcts._kernels.RULE_GUMBEL``, sec. 5, eq. 14);
 4. the action played is the halving winner: the most visited considered action with the best
-   ``g + log P + sigma(completed Q)``. An eliminated action is never played (it has fewer visits);
+   ``g + log P + sigma(completed Q)``. An eliminated action is never played (it has fewer visits).
+   With the MCTS-solver a proven win is played, and proven losses are neither played nor kept
+   alive by the halving while another move is not proven lost (``mcts.solver.playable_actions``);
 5. the policy target is the completed-Q improved policy ``softmax(log P + sigma(completed Q))``
    over every legal root action (``mcts.policy.completed_q_policy``).
 
@@ -36,6 +38,7 @@ from games.base import Game
 from mcts.evaluators import EvaluateFn
 from mcts.policy import check_rng, completed_q_policy, completed_q_sigma
 from mcts.search import SearchOutput, _search, root_child_proven_values
+from mcts.solver import playable_actions
 from mcts.tree import ROOT_INDEX
 
 
@@ -136,18 +139,39 @@ def _visit_table(max_num_considered_actions: int, num_simulations: int) -> np.nd
     return table
 
 
-def _root_scores(tree, gumbel, logits, config, use_solver) -> tuple[np.ndarray, np.ndarray]:
-    """``(g + log P + sigma(completed Q) [B, A] float64, root visits [B, A] int32)``; -inf off the mask."""
+def _root_scores(tree, gumbel, logits, config, use_solver) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(g + log P + sigma(completed Q) [B, A] float64, root visits [B, A] int32, playable [B, A]
+    bool)``; scores are -inf off the mask. ``playable`` is ``mcts.solver.playable_actions`` with
+    the solver (every legal action without it)."""
     legal = tree.children_legal[:, ROOT_INDEX]
     visits = tree.children_visits(ROOT_INDEX)
     q = tree.q_values(ROOT_INDEX)
+    playable = legal
     if use_solver:
         proven = root_child_proven_values(tree)
         q = np.where(np.isnan(proven), q, proven)
+        playable = playable_actions(proven, legal)
     _, sigma = completed_q_sigma(
         tree.root_raw_prior, legal, q, visits, tree.node_raw_value[:, ROOT_INDEX], config.c_visit, config.c_scale
     )
-    return np.where(legal, gumbel + logits + sigma, -np.inf), visits
+    return np.where(legal, gumbel + logits + sigma, -np.inf), visits, playable
+
+
+def _halving_actions(scores, visits, playable, wanted) -> np.ndarray:
+    """Sequential Halving's root action of each row: ``[B]`` int32.
+
+    The best-scoring playable action whose visit count is the schedule's ``wanted[b]``; a row with
+    no playable action at that count (the actions kept alive are proven lost, MCTS-solver) takes
+    the least visited playable action instead, the best-scoring among equals, so proven losses
+    are not kept alive while another move is unproven."""
+    at_level = np.where(playable & (visits == wanted[:, None]), scores, -np.inf)
+    actions = np.argmax(at_level, axis=1)
+    stuck = ~np.isfinite(at_level.max(axis=1))
+    if stuck.any():
+        fewest = np.where(playable, visits, np.iinfo(np.int32).max).min(axis=1, keepdims=True)
+        fallback = np.where(playable & (visits == fewest), scores, -np.inf)
+        actions = np.where(stuck, np.argmax(fallback, axis=1), actions)
+    return actions.astype(np.int32)
 
 
 def run_gumbel(
@@ -193,10 +217,8 @@ def run_gumbel(
                 state["gumbel"] = np.zeros(legal.shape)
             num_considered = np.minimum(config.max_num_considered_actions, legal.sum(axis=1))
             state["num_considered"] = num_considered
-        scores, visits = _root_scores(tree, state["gumbel"], state["logits"], config, config.solver)
-        wanted = table[state["num_considered"], simulation]
-        scores = np.where(visits == wanted[:, None], scores, -np.inf)
-        return np.argmax(scores, axis=1).astype(np.int32)
+        scores, visits, playable = _root_scores(tree, state["gumbel"], state["logits"], config, config.solver)
+        return _halving_actions(scores, visits, playable, table[state["num_considered"], simulation])
 
     search = _search(
         game, root_states, evaluate_fn, rng, False, None, num_simulations,
@@ -206,15 +228,13 @@ def run_gumbel(
     )
     tree = search.tree
     legal = tree.children_legal[:, ROOT_INDEX]
-    scores, visits = _root_scores(tree, state["gumbel"], state["logits"], config, config.solver)
-    candidates = visits == visits.max(axis=1, keepdims=True)  # the actions Sequential Halving kept
-    if config.solver:
-        proven = root_child_proven_values(tree)
-        not_lost = candidates & ~(proven == -1.0)
-        candidates = np.where(not_lost.any(axis=1, keepdims=True), not_lost, candidates)
+    scores, visits, playable = _root_scores(tree, state["gumbel"], state["logits"], config, config.solver)
+    # the playable actions Sequential Halving kept: the most visited of them, then the best score
+    most = np.where(playable, visits, -1).max(axis=1, keepdims=True)
+    candidates = playable & (visits == most)
     actions = np.argmax(np.where(candidates, scores, -np.inf), axis=1).astype(np.int64)
     if config.solver:
-        won = proven == 1.0
+        won = root_child_proven_values(tree) == 1.0
         actions = np.where(won.any(axis=1), np.argmax(np.where(won, visits + 1, 0), axis=1), actions)
     policy_targets = completed_q_policy(
         tree.root_raw_prior, legal, search.q_values, visits, tree.node_raw_value[:, ROOT_INDEX],
