@@ -1,11 +1,13 @@
 """Batched Monte Carlo tree search: PUCT (AlphaZero), Gumbel root search, MCTS-solver proofs and
-UCT with random rollouts.
+UCT with random rollouts, behind one interface (``mcts.registry``): a frozen settings object names
+its algorithm, ``run_search`` runs any of them the same way and returns one ``SearchOutput``.
 
 Imports ``games`` only; the network arrives as an ``evaluate_fn`` (see ``mcts.evaluators``).
 Trees are preallocated arrays with a leading batch axis (``mcts.tree``, mctx layout), and the
 per-simulation work for all ``B`` games runs in Numba-compiled kernels (``mcts._kernels``).
 """
 
+from mcts import algorithms  # noqa: F401 (registers puct, gumbel and uct)
 from mcts.evaluators import (
     random_rollout_evaluator,
     random_rollouts,
@@ -13,7 +15,7 @@ from mcts.evaluators import (
     uniform_evaluator,
     uniform_state_evaluator,
 )
-from mcts.gumbel import GumbelConfig, GumbelOutput, considered_visit_sequence, run_gumbel
+from mcts.gumbel import GumbelConfig, considered_visit_sequence, run_gumbel
 from mcts.policy import (
     GREEDY_TEMPERATURE,
     add_dirichlet_noise,
@@ -25,8 +27,8 @@ from mcts.policy import (
     select_actions,
     visit_policy,
 )
-from mcts.search import CHANCE_MODES, PUCTConfig, SearchOutput, as_puct_config, root_child_proven_values, run_puct
-from mcts.solver import playable_actions, solver_visit_counts
+from mcts.search import CHANCE_MODES, PUCTConfig, SearchOutput, as_puct_config, run_puct, search_loop
+from mcts.solver import playable_actions, root_child_proven_values, solver_visit_counts
 from mcts.tree import (
     NO_PARENT,
     PROVEN_DRAW,
@@ -38,9 +40,35 @@ from mcts.tree import (
     Tree,
     reroot,
 )
-from mcts.uct import DEFAULT_UCT_C, run_uct, uct_search
+from mcts.registry import (
+    TIES,
+    Algorithm,
+    SearchOptions,
+    algorithm,
+    algorithm_of,
+    choose_moves,
+    config_key,
+    names,
+    register,
+    run_search,
+    settings_from,
+)
+from mcts.uct import DEFAULT_UCT_C, UCTConfig, run_uct, uct_search
 
 __all__ = [
+    "TIES",
+    "Algorithm",
+    "SearchOptions",
+    "UCTConfig",
+    "algorithm",
+    "algorithm_of",
+    "choose_moves",
+    "config_key",
+    "names",
+    "register",
+    "run_search",
+    "search_loop",
+    "settings_from",
     "CHANCE_MODES",
     "DEFAULT_UCT_C",
     "GREEDY_TEMPERATURE",
@@ -52,7 +80,6 @@ __all__ = [
     "UNPROVEN",
     "UNVISITED",
     "GumbelConfig",
-    "GumbelOutput",
     "PUCTConfig",
     "as_puct_config",
     "SearchOutput",

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import ClassVar
 
 import numpy as np
 
@@ -37,8 +38,8 @@ import mcts._kernels as _kernels
 from games.base import Game
 from mcts.evaluators import EvaluateFn
 from mcts.policy import check_rng, completed_q_policy, completed_q_sigma
-from mcts.search import SearchOutput, _search, root_child_proven_values
-from mcts.solver import playable_actions
+from mcts.search import SearchOutput, search_loop
+from mcts.solver import playable_actions, root_child_proven_values
 from mcts.tree import ROOT_INDEX
 
 
@@ -55,6 +56,13 @@ class GumbelConfig:
         solver: MCTS-solver proofs, as ``mcts.PUCTConfig.solver``; a root action proven won is the
             one played.
     """
+
+    algorithm: ClassVar[str] = "gumbel"
+    #: flat keys of ``trainer.config``'s ``mcts`` section for fields named otherwise there
+    config_keys: ClassVar[dict[str, str]] = {
+        "max_num_considered_actions": "gumbel_max_considered_actions", "c_visit": "gumbel_c_visit",
+        "c_scale": "gumbel_c_scale",
+    }
 
     num_simulations: int = 32
     max_num_considered_actions: int = 16
@@ -74,26 +82,6 @@ class GumbelConfig:
                 raise ValueError(f"expected a finite {name} >= 0, got {value!r}")
         if not isinstance(self.solver, (bool, np.bool_)):
             raise ValueError(f"expected a bool solver, got {self.solver!r}")  # noqa: TRY004 (project rule: ValueError)
-
-
-@dataclass
-class GumbelOutput:
-    """A Gumbel search's result.
-
-    Attributes:
-        search: the ``SearchOutput`` (visit counts, Q values, tree, counters).
-        actions: ``[B]`` int64, the Sequential Halving winner of each row (the move to play).
-        policy_targets: ``[B, A]`` float32, the completed-Q improved policy: exactly 0 on illegal
-            actions, one positive entry per legal root action, rows sum to 1.
-        considered: ``[B, A]`` bool, the Gumbel-top-``m`` actions of each row.
-        gumbel: ``[B, A]`` float64, the draw used (0 on illegal actions and when not drawn).
-    """
-
-    search: SearchOutput
-    actions: np.ndarray
-    policy_targets: np.ndarray
-    considered: np.ndarray
-    gumbel: np.ndarray
 
 
 def considered_visit_sequence(max_num_considered_actions: int, num_simulations: int) -> tuple[int, ...]:
@@ -181,7 +169,7 @@ def run_gumbel(
     config: GumbelConfig,
     rng: np.random.Generator,
     add_gumbel_noise: bool = True,
-) -> GumbelOutput:
+) -> SearchOutput:
     """Gumbel AlphaZero search of ``config.num_simulations`` simulations from ``B`` root states.
 
     Args:
@@ -193,7 +181,9 @@ def run_gumbel(
         add_gumbel_noise: draw ``g`` (self-play); False uses ``g = 0`` (a deterministic search).
 
     Returns:
-        ``GumbelOutput``.
+        ``SearchOutput`` with ``actions`` the Sequential Halving winners, ``policy_targets`` the
+        completed-Q improved policy (exactly 0 on illegal actions, one positive entry per legal
+        root action, rows sum to 1), and ``considered`` and ``gumbel`` set.
 
     Raises:
         ValueError: as ``mcts.run_puct``, and if ``rng`` is not a ``numpy.random.Generator``.
@@ -220,7 +210,7 @@ def run_gumbel(
         scores, visits, playable = _root_scores(tree, state["gumbel"], state["logits"], config, config.solver)
         return _halving_actions(scores, visits, playable, table[state["num_considered"], simulation])
 
-    search = _search(
+    search = search_loop(
         game, root_states, evaluate_fn, rng, False, None, num_simulations,
         rule=_kernels.RULE_GUMBEL, c_puct=0.0, c_base=None, c_init=0.0, fpu_value=0.0, uct_c=0.0,
         dirichlet_alpha=1.0, dirichlet_epsilon=0.0, use_solver=bool(config.solver),
@@ -244,7 +234,8 @@ def run_gumbel(
     order = np.argsort(-np.where(legal, state["gumbel"] + state["logits"], -np.inf), axis=1, kind="stable")
     ranks = np.argsort(order, axis=1, kind="stable")
     considered = legal & (ranks < state["num_considered"][:, None])
-    return GumbelOutput(
-        search=search, actions=actions, policy_targets=policy_targets, considered=considered,
-        gumbel=state["gumbel"],
-    )
+    search.actions = actions
+    search.policy_targets = policy_targets
+    search.considered = considered
+    search.gumbel = state["gumbel"]
+    return search

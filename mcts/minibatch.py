@@ -37,7 +37,7 @@ from numba import njit
 from games.base import Game, check_batch
 from mcts.evaluators import EvaluateFn
 from mcts.policy import check_rng
-from mcts.search import PUCTConfig, SearchOutput, _evaluate
+from mcts.search import PUCTConfig, SearchOutput, evaluate_leaves, with_visit_choice
 from mcts.tree import ROOT_INDEX, UNPROVEN, empty_tree
 
 #: leaves per network call of a search with a time limit (``mcts:...,time=S``), where collecting
@@ -240,7 +240,7 @@ def run_puct_minibatch(
     num_actions = game.num_actions
     tree = empty_tree(1, num_simulations + 1, num_actions, game.state_size)
     legal = game.legal_mask(root)
-    priors, values, degenerate = _evaluate(game, evaluate_fn, root, legal)
+    priors, values, degenerate = evaluate_leaves(game, evaluate_fn, root, legal)
     num_degenerate = int(degenerate[0])
     tree.node_states[0, ROOT_INDEX] = root[0]
     tree.node_to_play[0, ROOT_INDEX] = game.to_play(root)[0]
@@ -296,7 +296,7 @@ def run_puct_minibatch(
             if live.size:
                 live_states = stepped[~terminal]
                 live_legal = game.legal_mask(live_states)
-                priors, values, degenerate = _evaluate(game, evaluate_fn, live_states, live_legal)
+                priors, values, degenerate = evaluate_leaves(game, evaluate_fn, live_states, live_legal)
                 new_priors[live] = priors
                 new_legal[live] = live_legal
                 new_values[live] = values
@@ -314,7 +314,7 @@ def run_puct_minibatch(
             break
 
     root_values = (tree.node_value_sum[:, ROOT_INDEX] / tree.node_visits[:, ROOT_INDEX]).astype(np.float32)
-    return SearchOutput(
+    output = SearchOutput(
         visit_counts=tree.children_visits(ROOT_INDEX),
         root_values=root_values,
         q_values=tree.q_values(ROOT_INDEX),
@@ -325,4 +325,7 @@ def run_puct_minibatch(
         num_evaluations=np.array([evaluations], dtype=np.int32),
         num_terminal_leaves=np.array([terminal_leaves], dtype=np.int32),
         root_proof=np.array([UNPROVEN], dtype=np.int8),
+        actions=None,
+        policy_targets=None,
     )
+    return with_visit_choice(output, solver=False)

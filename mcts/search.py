@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -40,6 +41,7 @@ from games.base import Game, check_batch, check_not_chance
 from games.checks import is_int
 from mcts.evaluators import EvaluateFn, takes_states
 from mcts.policy import add_dirichlet_noise, check_rng, mask_priors
+from mcts.solver import root_child_proven_values, solver_visit_counts
 from mcts.tree import PROVEN_DRAW, ROOT_INDEX, UNPROVEN, Tree, empty_tree, grow_tree
 
 #: ``PUCTConfig.chance`` settings, and the kernels' codes for them
@@ -73,6 +75,8 @@ class PUCTConfig:
             ``"sampling"`` (one outcome drawn per visit: one evaluation per simulation). Ignored
             by games without chance.
     """
+
+    algorithm: ClassVar[str] = "puct"
 
     num_simulations: int = 800
     c_puct: float = 1.25
@@ -123,7 +127,7 @@ def as_puct_config(value) -> PUCTConfig:
 
 @dataclass
 class SearchOutput:
-    """Result of a batched search.
+    """Result of a batched search: the one result type of every algorithm (``mcts.registry``).
 
     Attributes:
         visit_counts: ``[B, A]`` int32, visits of each root child (0 for illegal actions).
@@ -141,6 +145,15 @@ class SearchOutput:
         root_proof: ``[B]`` int8, the root's ``mcts.tree`` proof code (``UNPROVEN`` without the
             solver). With the solver, ``root_values`` of a proven root is its exact proven value
             and ``q_values`` of a proven child its exact value (root player's view).
+        actions: ``[B]`` int64, the move each row plays. Visit-count searches (PUCT, UCT): the most
+            visited root child after the solver's rule (``mcts.solver.solver_visit_counts``),
+            lowest index on ties, until ``mcts.registry.search`` chooses at a temperature or breaks
+            ties; Gumbel: the Sequential Halving winner.
+        policy_targets: ``[B, A]`` float32, the training target: the normalised (solver) visit
+            counts, or Gumbel's completed-Q improved policy; 0 on illegal actions, rows sum to 1.
+        considered: ``[B, A]`` bool, Gumbel only (None otherwise): the Gumbel-top-``m`` actions.
+        gumbel: ``[B, A]`` float64, Gumbel only (None otherwise): the draw ``g`` (0 on illegal
+            actions and when not drawn).
     """
 
     visit_counts: np.ndarray
@@ -153,6 +166,10 @@ class SearchOutput:
     num_evaluations: np.ndarray
     num_terminal_leaves: np.ndarray
     root_proof: np.ndarray
+    actions: np.ndarray
+    policy_targets: np.ndarray
+    considered: np.ndarray | None = None
+    gumbel: np.ndarray | None = None
 
 
 def run_puct(
@@ -196,17 +213,33 @@ def run_puct(
             ``rng`` that is not a ``numpy.random.Generator``. (Finite values outside ``[-1, 1]``
             are clipped to it.)
     """
-    return _search(
+    output = search_loop(
         game, root_states, evaluate_fn, rng, add_root_noise, tree, config.num_simulations,
         rule=_kernels.RULE_PUCT, c_puct=config.c_puct, c_base=config.c_base, c_init=config.c_init,
         fpu_value=config.fpu_value, uct_c=0.0, dirichlet_alpha=config.dirichlet_alpha,
         dirichlet_epsilon=config.dirichlet_epsilon, use_solver=bool(config.solver),
         chance_mode=CHANCE_MODES[config.chance],
     )
+    return with_visit_choice(output, bool(config.solver))
 
 
-def _evaluate(game: Game, evaluate_fn: EvaluateFn, states: np.ndarray, legal: np.ndarray):
-    """Call the evaluator on non-terminal ``states``; returns masked priors, values, degenerate."""
+def with_visit_choice(output: SearchOutput, solver: bool) -> SearchOutput:
+    """``output`` with the greedy move and policy target of a visit-count search filled in: the
+    (solver, ``mcts.solver.solver_visit_counts``) visit counts normalised, and their most visited
+    action, lowest index on ties. ``mcts.registry.search`` re-chooses at a temperature."""
+    counts = solver_visit_counts(output) if solver else output.visit_counts
+    output.policy_targets = (counts / counts.sum(axis=1, keepdims=True)).astype(np.float32)
+    output.actions = np.argmax(counts, axis=1).astype(np.int64)
+    return output
+
+
+def evaluate_leaves(game: Game, evaluate_fn: EvaluateFn, states: np.ndarray, legal: np.ndarray):
+    """Call ``evaluate_fn`` on non-terminal ``states`` ``[N, S]`` with their ``legal`` ``[N, A]``:
+    ``(masked priors [N, A] float32, values [N] float32 clipped to [-1, 1], degenerate [N] bool)``.
+
+    Raises:
+        ValueError: for output of the wrong shape or non-finite values.
+    """
     inputs = states if takes_states(evaluate_fn) else game.observation(states)
     priors, values = evaluate_fn(inputs, legal)
     priors = np.asarray(priors)
@@ -223,14 +256,19 @@ def _evaluate(game: Game, evaluate_fn: EvaluateFn, states: np.ndarray, legal: np
     return priors, np.clip(values, -1.0, 1.0), degenerate
 
 
-def _search(
+def search_loop(
     game, root_states, evaluate_fn, rng, add_root_noise, tree, num_simulations, *, rule, c_puct,
     c_base, c_init, fpu_value, uct_c, dirichlet_alpha, dirichlet_epsilon, use_solver=False,
     root_action_fn=None, c_visit=50.0, c_scale=0.1, chance_mode=None,
 ) -> SearchOutput:
-    """The shared search loop. ``root_action_fn(tree, simulation) -> [B] int32`` forces the root
-    action of each simulation (``mcts.gumbel``); ``rule`` chooses everywhere else. ``chance_mode``
-    (``CHANCE_MODES`` values) searches games with chance; None refuses them."""
+    """The search loop every tree search of this package shares (PUCT, Gumbel, UCT).
+
+    ``rule`` (``mcts._kernels`` ``RULE_*``) chooses the child at every node;
+    ``root_action_fn(tree, simulation) -> [B] int32`` forces the root action of each simulation
+    (``mcts.gumbel``). ``chance_mode`` (``CHANCE_MODES`` values) searches games with chance; None
+    refuses them. Returns a ``SearchOutput`` whose ``actions`` and ``policy_targets`` are None:
+    the algorithm fills them in (``with_visit_choice`` for visit-count searches). Raises
+    ValueError as ``run_puct``."""
     check_rng(rng)
     check_batch(game, root_states)
     batch = root_states.shape[0]
@@ -281,7 +319,7 @@ def _search(
     if fresh.size:
         states = root_states[fresh]
         legal = game.legal_mask(states)
-        priors, values, degenerate = _evaluate(game, evaluate_fn, states, legal)
+        priors, values, degenerate = evaluate_leaves(game, evaluate_fn, states, legal)
         num_degenerate[fresh] += degenerate
         num_evaluations[fresh] += 1
         tree.node_states[fresh, ROOT_INDEX] = states
@@ -364,7 +402,7 @@ def _search(
                 eval_states = stepped
             if eval_rows.size:
                 legal = game.legal_mask(eval_states)
-                priors, values, degenerate = _evaluate(game, evaluate_fn, eval_states, legal)
+                priors, values, degenerate = evaluate_leaves(game, evaluate_fn, eval_states, legal)
                 new_priors[eval_rows] = priors
                 new_legal[eval_rows] = legal
                 new_values[eval_rows] = values
@@ -393,6 +431,8 @@ def _search(
         num_evaluations=num_evaluations,
         num_terminal_leaves=num_terminal,
         root_proof=root_proof,
+        actions=None,
+        policy_targets=None,
     )
 
 
@@ -500,7 +540,7 @@ def _expand_with_chance(
     live = np.flatnonzero(~terminal)
     if live.size:
         live_legal = game.legal_mask(all_states[live])
-        live_priors, live_values, degenerate = _evaluate(game, evaluate_fn, all_states[live], live_legal)
+        live_priors, live_values, degenerate = evaluate_leaves(game, evaluate_fn, all_states[live], live_legal)
         values[live] = live_values
         priors[live, :num_actions] = live_priors
         legal[live, :num_actions] = live_legal
@@ -532,16 +572,3 @@ def _check_no_chain(game: Game, chained: np.ndarray) -> None:
             f"{game.name}: a chance outcome led to another chance state; the search expects a "
             "decision or a finished state after each chance outcome"
         )
-
-
-def root_child_proven_values(tree: Tree) -> np.ndarray:
-    """Exact proven value of each root child from the root player's view: ``[B, A]`` float32,
-    NaN where the child is not created or not proven (MCTS-solver; see ``mcts.tree``)."""
-    rows = np.arange(tree.batch_size)[:, None]
-    children = tree.children_index[:, ROOT_INDEX]
-    safe = np.maximum(children, 0)
-    proof = tree.node_proof[rows, safe]
-    value = proof.astype(np.float32) - PROVEN_DRAW
-    same = tree.node_to_play[rows, safe] == tree.node_to_play[:, ROOT_INDEX][:, None]
-    value = np.where(same, value, -value)
-    return np.where((children >= 0) & (proof != UNPROVEN), value, np.nan).astype(np.float32)

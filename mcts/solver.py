@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mcts.search import SearchOutput, root_child_proven_values
-from mcts.tree import ROOT_INDEX
+from mcts.tree import PROVEN_DRAW, ROOT_INDEX, UNPROVEN, Tree
 
 
 def playable_actions(proven_values: np.ndarray, legal_mask: np.ndarray) -> np.ndarray:
@@ -31,8 +30,8 @@ def playable_actions(proven_values: np.ndarray, legal_mask: np.ndarray) -> np.nd
     return np.where(keep.any(axis=1, keepdims=True), keep, legal)
 
 
-def solver_visit_counts(output: SearchOutput) -> np.ndarray:
-    """Root visit counts with proven results applied: ``[B, A]`` int32.
+def solver_visit_counts(output) -> np.ndarray:
+    """Root visit counts of a ``mcts.SearchOutput`` with proven results applied: ``[B, A]`` int32.
 
     Rows with a child proven won for the root player keep only those children (each at least 1
     visit, so a win found on the last simulation still counts); otherwise only the
@@ -51,3 +50,16 @@ def solver_visit_counts(output: SearchOutput) -> np.ndarray:
     counts = np.where((kept.sum(axis=1) > 0)[:, None], kept, playable.astype(np.int32))
     win_counts = np.where(won, np.maximum(counts, 1), 0)
     return np.where(won.any(axis=1)[:, None], win_counts, counts).astype(np.int32)
+
+
+def root_child_proven_values(tree: Tree) -> np.ndarray:
+    """Exact proven value of each root child from the root player's view: ``[B, A]`` float32,
+    NaN where the child is not created or not proven (MCTS-solver; see ``mcts.tree``)."""
+    rows = np.arange(tree.batch_size)[:, None]
+    children = tree.children_index[:, ROOT_INDEX]
+    safe = np.maximum(children, 0)
+    proof = tree.node_proof[rows, safe]
+    value = proof.astype(np.float32) - PROVEN_DRAW
+    same = tree.node_to_play[rows, safe] == tree.node_to_play[:, ROOT_INDEX][:, None]
+    value = np.where(same, value, -value)
+    return np.where((children >= 0) & (proof != UNPROVEN), value, np.nan).astype(np.float32)

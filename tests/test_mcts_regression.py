@@ -82,5 +82,5 @@ def test_gumbel_root_visits_of_connect4_are_the_recorded_ones():
     game = games.make("connect4")
     roots = game.states_from_moves(["", "4453"])
     output = run_gumbel(game, roots, hashed_evaluator(game), CONFIGS["gumbel"], np.random.default_rng(5))
-    assert output.search.visit_counts.tolist() == [[0, 0, 0, 2, 6, 6, 2], [6, 2, 0, 0, 2, 6, 0]]
+    assert output.visit_counts.tolist() == [[0, 0, 0, 2, 6, 6, 2], [6, 2, 0, 0, 2, 6, 0]]
     assert output.actions.tolist() == [4, 0]

@@ -70,8 +70,8 @@ def test_gumbel_root_with_the_solver_plays_the_proven_win():
     config = GumbelConfig(num_simulations=16, max_num_considered_actions=4, solver=True)
     out = run_gumbel(TICTACTOE, board(P1), losing_cell_prior, config, np.random.default_rng(0))
     assert int(out.actions[0]) == 2
-    assert out.search.root_proof.tolist() == [PROVEN_WIN]
-    assert out.search.root_values[0] == 1.0
+    assert out.root_proof.tolist() == [PROVEN_WIN]
+    assert out.root_values[0] == 1.0
 
 
 DRAW_OR_LOSE = ". . . / X . O / X O X"  # O to move: cell 0 draws; cells 1, 2 and 4 lose (X plays 0)
@@ -92,7 +92,7 @@ def test_gumbel_with_the_solver_plays_the_draw_not_a_proven_loss(num_considered)
     config = GumbelConfig(num_simulations=16, max_num_considered_actions=num_considered, gumbel_scale=0, solver=True)
     out = run_gumbel(TICTACTOE, board(DRAW_OR_LOSE), two_losing_cells_prior, config, np.random.default_rng(0))
     assert out.actions.tolist() == [0]
-    assert out.search.q_values[0, [1, 2, 4]].tolist() == [-1.0, -1.0, -1.0]  # all three proven lost
+    assert out.q_values[0, [1, 2, 4]].tolist() == [-1.0, -1.0, -1.0]  # all three proven lost
 
 
 def test_playable_actions_drop_proven_losses_while_another_move_is_not_lost():
@@ -124,7 +124,7 @@ def test_every_proof_is_the_exact_value_and_q_stays_in_range(seed, num_simulatio
     state = _random_position(seed)
     if gumbel:
         config = GumbelConfig(num_simulations=num_simulations, max_num_considered_actions=4, solver=True)
-        out = run_gumbel(TICTACTOE, state, hashed_evaluator, config, np.random.default_rng(seed)).search
+        out = run_gumbel(TICTACTOE, state, hashed_evaluator, config, np.random.default_rng(seed))
     else:
         config = PUCTConfig(num_simulations=num_simulations, solver=True)
         out = run_puct(TICTACTOE, state, hashed_evaluator, config, np.random.default_rng(seed), True)
