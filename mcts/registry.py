@@ -55,6 +55,8 @@ class SearchOptions:
         leaves_per_call: leaves per evaluator call for one root (virtual loss,
             ``mcts.minibatch``), for algorithms that collect several.
         time_limit: seconds per search, or None.
+        row_rngs: one generator per row, or None: row ``b``'s move choice (samples and ties)
+            then draws from ``row_rngs[b]`` alone, so it does not depend on the other rows.
     """
 
     explore: bool = False
@@ -63,6 +65,7 @@ class SearchOptions:
     tree: Tree | None = None
     leaves_per_call: int = 1
     time_limit: float | None = None
+    row_rngs: tuple | None = None
 
 
 #: ``run_fn(game, root_states [B, S] int64, evaluate_fn, settings, rng, options) -> SearchOutput``
@@ -193,6 +196,7 @@ def run_search(
     tree: Tree | None = None,
     leaves_per_call: int = 1,
     time_limit: float | None = None,
+    row_rngs=None,
 ):
     """Search ``B`` roots with the algorithm ``settings`` name and choose each row's move.
 
@@ -203,7 +207,7 @@ def run_search(
             None for UCT's random rollouts.
         settings: a registered settings object (``PUCTConfig``, ``GumbelConfig``, ``UCTConfig``...).
         rng: every random draw of the search and the move choice.
-        explore, temperature, ties, tree, leaves_per_call, time_limit: see ``SearchOptions``.
+        explore, temperature, ties, tree, leaves_per_call, time_limit, row_rngs: see ``SearchOptions``.
 
     Returns:
         ``mcts.SearchOutput`` with ``actions`` ``[B]`` int64 (the moves to play) and
@@ -224,11 +228,33 @@ def run_search(
             f"{game.name} has chance states; the {entry.name} search handles games without chance only "
             f"(searches with chance nodes: {[a.name for a in _ALGORITHMS.values() if a.searches_chance]})"
         )
-    options = SearchOptions(explore, temperature, ties, tree, leaves_per_call, time_limit)
+    if row_rngs is not None and len(row_rngs) != len(root_states):
+        raise ValueError(f"expected one generator per root ({len(root_states)}), got {len(row_rngs)}")
+    row_rngs = tuple(row_rngs) if row_rngs is not None else None
+    options = SearchOptions(explore, temperature, ties, tree, leaves_per_call, time_limit, row_rngs)
     output = entry.run_fn(game, root_states, evaluate_fn, settings, rng, options)
     if entry.chooses_by_visits:
-        output.actions = choose_moves(output, temperature, ties, rng)
+        if row_rngs is None:
+            output.actions = choose_moves(output, temperature, ties, rng)
+        else:
+            temps = np.broadcast_to(np.asarray(temperature, dtype=np.float64), (len(root_states),))
+            output.actions = np.array(
+                [choose_moves(_row(output, b), temps[b], ties, row_rngs[b])[0] for b in range(len(root_states))],
+                dtype=np.int64,
+            )
     return output
+
+
+def _row(output, b: int):
+    """What ``choose_moves`` reads of ``output``, for row ``b`` alone (a batch of one)."""
+    return _OneRow(output.visit_counts[b : b + 1], output.q_values[b : b + 1], output.tree.take(np.array([b])))
+
+
+@dataclass(frozen=True)
+class _OneRow:
+    visit_counts: np.ndarray
+    q_values: np.ndarray
+    tree: Tree
 
 
 def choose_moves(output, temperature: float | np.ndarray, ties: str, rng: np.random.Generator) -> np.ndarray:

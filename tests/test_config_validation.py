@@ -28,9 +28,9 @@ from trainer.config import (
     SelfPlaySchema,
     TrainerSchema,
     TrainSchema,
-    arena_puct,
+    arena_search,
     check_overrides,
-    selfplay_puct,
+    selfplay_search,
     validate,
 )
 from trainer.loop import make_learner
@@ -290,8 +290,8 @@ def test_whatever_validate_accepts_the_components_accept(
         }
     )
     validate(config)
-    assert isinstance(selfplay_puct(config), PUCTConfig)  # what the run hands its actors
-    assert isinstance(arena_puct(config), PUCTConfig)
+    assert isinstance(selfplay_search(config), PUCTConfig)  # what the run hands its actors
+    assert isinstance(arena_search(config), PUCTConfig)
     game = games.make(config.game.name)
     tr = config.trainer
     model = build_network(network_config(config), game.observation_shape, game.num_actions)
@@ -414,15 +414,15 @@ def test_bad_values_through_compose(compose, overrides, expected):
 
 
 def test_pig_config_composes_with_both_chance_modes_and_refuses_deterministic_only_searches(compose):
-    from trainer.config import arena_puct, selfplay_puct
+    from trainer.config import arena_search, selfplay_search
 
     config = compose(["game=pig"])
     validate(config)
     assert config.game.name == "pig" and config.network.kind == "mlp"
-    assert selfplay_puct(config).chance == "expectation" and arena_puct(config).chance == "expectation"
+    assert selfplay_search(config).chance == "expectation" and arena_search(config).chance == "expectation"
     sampling = compose(["game=pig", "mcts.chance=sampling"])
     validate(sampling)
-    assert selfplay_puct(sampling).chance == "sampling" and arena_puct(sampling).chance == "sampling"
+    assert selfplay_search(sampling).chance == "sampling" and arena_search(sampling).chance == "sampling"
     for overrides, expected in (
         (["mcts.chance=average"], "mcts.chance: expected one of ['expectation', 'sampling'], got 'average'"),
         (["mcts.algorithm=gumbel"], "mcts.algorithm: pig has chance states"),
