@@ -52,6 +52,7 @@ from mcts.registry import (
     register,
     run_search,
     settings_from,
+    unregister,
 )
 from mcts.uct import DEFAULT_UCT_C, UCTConfig, run_uct, uct_search
 
@@ -69,6 +70,7 @@ __all__ = [
     "run_search",
     "search_loop",
     "settings_from",
+    "unregister",
     "CHANCE_MODES",
     "DEFAULT_UCT_C",
     "GREEDY_TEMPERATURE",

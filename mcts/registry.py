@@ -124,6 +124,16 @@ def register(
     return entry
 
 
+def unregister(name: str) -> None:
+    """Remove search ``name`` from the registry (a test's own search, say).
+
+    Raises:
+        ValueError: for an unknown ``name``.
+    """
+    algorithm(name)
+    del _ALGORITHMS[name]
+
+
 def names() -> tuple[str, ...]:
     """The registered search names, in registration order (``puct``, ``gumbel``, ``uct``, ...)."""
     return tuple(_ALGORITHMS)

@@ -91,11 +91,12 @@ def run_uct(
     _check_options(num_simulations, c)
     if evaluate_fn is None:
         evaluate_fn = random_rollout_evaluator(game, rng, num_rollouts)
-    return search_loop(
+    output = search_loop(
         game, root_states, evaluate_fn, rng, False, tree, int(num_simulations),
         rule=_kernels.RULE_UCT, c_puct=0.0, c_base=None, c_init=0.0, fpu_value=0.0, uct_c=float(c),
         dirichlet_alpha=1.0, dirichlet_epsilon=0.0,
     )
+    return with_visit_choice(output, solver=False)
 
 
 def _check_options(num_simulations, c) -> None:
