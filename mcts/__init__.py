@@ -4,7 +4,7 @@ its algorithm, ``run_search`` runs any of them the same way and returns one ``Se
 
 Imports ``games`` only; the network arrives as an ``evaluate_fn`` (see ``mcts.evaluators``).
 Trees are preallocated arrays with a leading batch axis (``mcts.tree``, mctx layout), and the
-per-simulation work for all ``B`` games runs in Numba-compiled kernels (``mcts._kernels``).
+per-simulation work for all ``B`` games runs in Numba-compiled kernels (``mcts.kernels``).
 """
 
 from mcts import algorithms  # noqa: F401 (registers puct, gumbel and uct)

@@ -13,7 +13,7 @@ One search over ``B`` roots:
    ``k``-th entry, with the largest ``g(a) + log P(a) + sigma(completed Q(a))``; the first ``m``
    simulations therefore visit the Gumbel-top-``m`` actions (``m = min(max_num_considered_actions,
    legal actions)``), and each phase keeps the better half;
-3. below the root the walk is deterministic (``mcts._kernels.RULE_GUMBEL``, sec. 5, eq. 14);
+3. below the root the walk is deterministic (``mcts.kernels.RULE_GUMBEL``, sec. 5, eq. 14);
 4. the action played is the halving winner: the most visited considered action with the best
    ``g + log P + sigma(completed Q)``. An eliminated action is never played (it has fewer visits).
    With the MCTS-solver a proven win is played, and proven losses are neither played nor kept
@@ -34,11 +34,11 @@ from typing import ClassVar
 
 import numpy as np
 
-import mcts._kernels as _kernels
+import mcts.kernels as kernels
 from games.base import Game
 from mcts.evaluators import EvaluateFn
 from mcts.policy import check_rng, completed_q_policy, completed_q_sigma
-from mcts.search import SearchOutput, search_loop
+from mcts.search import LoopSettings, SearchOutput, search_loop
 from mcts.solver import playable_actions, root_child_proven_values
 from mcts.tree import ROOT_INDEX
 
@@ -210,11 +210,11 @@ def run_gumbel(
         scores, visits, playable = _root_scores(tree, state["gumbel"], state["logits"], config, config.solver)
         return _halving_actions(scores, visits, playable, table[state["num_considered"], simulation])
 
+    selection = kernels.selection_params(
+        kernels.RULE_GUMBEL, use_solver=config.solver, c_visit=config.c_visit, c_scale=config.c_scale
+    )
     search = search_loop(
-        game, root_states, evaluate_fn, rng, False, None, num_simulations,
-        rule=_kernels.RULE_GUMBEL, c_puct=0.0, c_base=None, c_init=0.0, fpu_value=0.0, uct_c=0.0,
-        dirichlet_alpha=1.0, dirichlet_epsilon=0.0, use_solver=bool(config.solver),
-        root_action_fn=root_action_fn, c_visit=config.c_visit, c_scale=config.c_scale,
+        game, root_states, evaluate_fn, rng, LoopSettings(num_simulations, selection), root_action_fn=root_action_fn
     )
     tree = search.tree
     legal = tree.children_legal[:, ROOT_INDEX]

@@ -2,7 +2,7 @@
 
 Source: Winands, Bjornsson, Saito 2008, "Monte-Carlo Tree Search Solver" (Computers and Games),
 sec. 3.3 (final move selection: a proven win is played, a proven loss is avoided while any other
-move remains). The proofs themselves are made during the search (``mcts._kernels``,
+move remains). The proofs themselves are made during the search (``mcts.kernels``,
 ``PUCTConfig.solver``).
 """
 

@@ -20,11 +20,11 @@ from typing import ClassVar
 
 import numpy as np
 
-import mcts._kernels as _kernels
+import mcts.kernels as kernels
 from games.base import Game, check_batch
 from games.checks import is_int
 from mcts.evaluators import EvaluateFn, random_rollout_evaluator
-from mcts.search import SearchOutput, search_loop, with_visit_choice
+from mcts.search import LoopSettings, SearchOutput, search_loop, with_visit_choice
 from mcts.tree import Tree
 from mcts.uct_compiled import compiled_uct_search
 
@@ -91,11 +91,8 @@ def run_uct(
     _check_options(num_simulations, c)
     if evaluate_fn is None:
         evaluate_fn = random_rollout_evaluator(game, rng, num_rollouts)
-    output = search_loop(
-        game, root_states, evaluate_fn, rng, False, tree, int(num_simulations),
-        rule=_kernels.RULE_UCT, c_puct=0.0, c_base=None, c_init=0.0, fpu_value=0.0, uct_c=float(c),
-        dirichlet_alpha=1.0, dirichlet_epsilon=0.0,
-    )
+    settings = LoopSettings(int(num_simulations), kernels.selection_params(kernels.RULE_UCT, uct_c=c))
+    output = search_loop(game, root_states, evaluate_fn, rng, settings, tree=tree)
     return with_visit_choice(output, solver=False)
 
 
