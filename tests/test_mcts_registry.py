@@ -159,3 +159,13 @@ def test_the_trainer_schema_holds_every_registered_setting_once():
             assert mcts.config_key(settings_type, f.name) in keys
     assert len(keys) == len(set(keys))
     assert json.dumps(keys[:3]) == '["algorithm", "num_simulations", "c_puct"]'
+
+
+def test_play_and_the_python_api_name_their_search():
+    from arena.model_player import make_model_player
+
+    player = make_model_player(uniform_evaluator, 8, seed=0, search="gumbel")
+    assert player.config == GumbelConfig(num_simulations=8)
+    assert make_model_player(uniform_evaluator, 8, seed=0).config == PUCTConfig(num_simulations=8)
+    with pytest.raises(ValueError, match="unknown search 'alphago'"):
+        make_model_player(uniform_evaluator, 8, seed=0, search="alphago")
