@@ -223,6 +223,7 @@ def test_training_arena_measures_the_extra_sets(small_sets, monkeypatch):
     """``arena.extra_labelled_sets``: the run's arena actor adds the named sets to its measurement."""
     from arena.accuracy import network_mistake_rates
     from arena.gating import GatingWorker
+    from mcts import PUCTConfig
     from networks import build_network
     from networks.config import NetworkConfig
 
