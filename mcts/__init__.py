@@ -27,7 +27,7 @@ from mcts.policy import (
     select_actions,
     visit_policy,
 )
-from mcts.search import CHANCE_MODES, PUCTConfig, SearchOutput, as_puct_config, run_puct, search_loop
+from mcts.search import CHANCE_MODES, PUCTConfig, SearchOutput, run_puct, search_loop
 from mcts.solver import playable_actions, root_child_proven_values, solver_visit_counts
 from mcts.tree import (
     NO_PARENT,
@@ -83,7 +83,6 @@ __all__ = [
     "UNVISITED",
     "GumbelConfig",
     "PUCTConfig",
-    "as_puct_config",
     "SearchOutput",
     "Tree",
     "add_dirichlet_noise",

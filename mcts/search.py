@@ -128,20 +128,6 @@ class PUCTConfig:
             raise ValueError(f"expected chance in {list(CHANCE_MODES)}, got {self.chance!r}")
 
 
-def as_puct_config(value) -> PUCTConfig:
-    """``value`` itself when it is a ``PUCTConfig``, else the config of a mapping of its fields.
-
-    Raises:
-        ValueError: as ``PUCTConfig``, for a value out of range or an unknown field name.
-    """
-    if isinstance(value, PUCTConfig):
-        return value
-    try:
-        return PUCTConfig(**value)
-    except TypeError as error:  # an unknown keyword
-        raise ValueError(f"PUCTConfig: {error}") from None
-
-
 @dataclass
 class SearchOutput:
     """Result of a batched search: the one result type of every algorithm (``mcts.registry``).

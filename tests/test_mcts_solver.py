@@ -1,4 +1,4 @@
-"""MCTS-solver (Winands et al. 2008; mcts/_kernels.py, mcts/solver.py): proven wins, losses and
+"""MCTS-solver (Winands et al. 2008; mcts/kernels.py, mcts/solver.py): proven wins, losses and
 draws back up exactly, drive selection and the final move, and Q stays in [-1, 1]."""
 
 from __future__ import annotations

@@ -134,7 +134,7 @@ def _tied_players(seed_a: int = 0, seed_b: int = 1):
     from arena.network_players import MCTSPlayer
     from arena.players import MinimaxPlayer
 
-    return MCTSPlayer(uniform_evaluator, num_simulations=9, rng=seed_a, break_ties=True), MinimaxPlayer(rng=seed_b)
+    return MCTSPlayer(uniform_evaluator, PUCTConfig(num_simulations=9), rng=seed_a, break_ties=True), MinimaxPlayer(rng=seed_b)
 
 
 def test_game_k_of_a_match_is_the_same_alone_or_in_the_whole_match():
