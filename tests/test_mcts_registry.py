@@ -169,3 +169,30 @@ def test_play_and_the_python_api_name_their_search():
     assert make_model_player(uniform_evaluator, 8, seed=0).config == PUCTConfig(num_simulations=8)
     with pytest.raises(ValueError, match="unknown search 'alphago'"):
         make_model_player(uniform_evaluator, 8, seed=0, search="alphago")
+
+
+def test_gating_matches_play_the_gumbel_search():
+    from arena.network_match import run_network_match
+
+    result = run_network_match(
+        TICTACTOE, uniform_evaluator, uniform_evaluator, 4, GumbelConfig(num_simulations=8), np.random.default_rng(0),
+        opening_plies=1, break_ties=True,
+    )
+    assert result.wins + result.draws + result.losses == 4
+    for record in result.games:
+        state = TICTACTOE.states_from_moves([record.moves])
+        assert TICTACTOE.terminal(state)[0]
+    # Gumbel without noise is deterministic: one opening, one game, whichever seat moves first
+    assert result.games[0].moves == result.games[1].moves
+
+
+def test_the_arena_command_plays_a_gumbel_model(tmp_path):
+    from arena.cli import main
+
+    model = export_tiny_mlp("tictactoe", tmp_path / "best")
+    out = tmp_path / "match.json"
+    gumbel, puct = f"mcts:model={model},search=gumbel,sims=8", f"mcts:model={model},sims=8"
+    assert main([gumbel, puct, "--game", "tictactoe", "--games", "2", "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["player_a"] == gumbel
+    assert data["wins"] + data["draws"] + data["losses"] == 2
