@@ -17,8 +17,8 @@ from typing import NamedTuple
 import numpy as np
 
 from games.base import Game
-from mcts import kernels
 from mcts.evaluators import evaluate_leaves
+from mcts.kernels import CHANCE_EXPECTATION, CHANCE_SAMPLING, NewNodes, NewOutcomes, Walks
 from mcts.tree import Tree
 
 
@@ -39,7 +39,7 @@ class ChanceBuffers:
     def __init__(self, batch: int, num_outcomes: int, width: int, state_size: int, mode: int) -> None:
         k = num_outcomes
         self.mode = int(mode)
-        self.outcomes = kernels.NewOutcomes(
+        self.outcomes = NewOutcomes(
             is_chance=np.zeros(batch, dtype=np.bool_),
             probs=np.zeros((batch, k), dtype=np.float64),
             present=np.zeros((batch, k), dtype=np.bool_),
@@ -55,14 +55,14 @@ class ChanceBuffers:
     def seeds(self, rng: np.random.Generator) -> np.ndarray:
         """Fresh SplitMix64 seeds ``[B]`` uint64 from ``rng`` for the walks of one step (sampling
         mode only; nothing is drawn otherwise, so games without chance keep their random streams)."""
-        if self.mode == kernels.CHANCE_SAMPLING:
+        if self.mode == CHANCE_SAMPLING:
             self._seeds[:] = rng.integers(0, np.iinfo(np.int64).max, size=self._seeds.shape[0], dtype=np.int64).astype(np.uint64)
         return self._seeds
 
 
 def expand_with_chance(
     game: Game, evaluate_fn, rng: np.random.Generator, tree: Tree, chance: ChanceBuffers, expand: np.ndarray,
-    walks: kernels.Walks, new: kernels.NewNodes, counters: LeafCounters,
+    walks: Walks, new: NewNodes, counters: LeafCounters,
 ) -> None:
     """One step's new leaves of a game with chance: play the decisions (``step``) and the chance
     outcomes (``apply_chance``) that end the walks (``walks``; ``expand`` ``[B]`` bool marks the
@@ -104,7 +104,7 @@ def expand_with_chance(
     if chance_rows.size:
         chance_states = stepped[is_chance]
         probs = game.chance_probabilities(chance_states)
-        if chance.mode == kernels.CHANCE_EXPECTATION:
+        if chance.mode == CHANCE_EXPECTATION:
             parent, outcome = np.nonzero(probs > 0)
         else:
             parent = np.arange(chance_rows.size)
@@ -152,7 +152,7 @@ def expand_with_chance(
         # mean of its outcomes (expectation) or the drawn outcome's value (sampling).
         roller = new_to_play[outcome_rows]
         signed = np.where(outcomes.to_play[outcome_rows, outcome_index] == roller, 1.0, -1.0) * values[count:]
-        weights = outcomes.probs[outcome_rows, outcome_index] if chance.mode == kernels.CHANCE_EXPECTATION else 1.0
+        weights = outcomes.probs[outcome_rows, outcome_index] if chance.mode == CHANCE_EXPECTATION else 1.0
         totals = np.zeros(new_values.shape[0], dtype=np.float64)
         np.add.at(totals, outcome_rows, weights * signed)
         new_values[chance_rows] = totals[chance_rows]

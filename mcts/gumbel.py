@@ -37,6 +37,7 @@ import numpy as np
 import mcts.kernels as kernels
 from games.base import Game
 from mcts.evaluators import EvaluateFn
+from mcts.kernels import RULE_GUMBEL, selection_params
 from mcts.policy import check_rng, completed_q_policy, completed_q_sigma
 from mcts.search import LoopSettings, SearchOutput, search_loop
 from mcts.solver import playable_actions, root_child_proven_values
@@ -210,8 +211,8 @@ def run_gumbel(
         scores, visits, playable = _root_scores(tree, state["gumbel"], state["logits"], config, config.solver)
         return _halving_actions(scores, visits, playable, table[state["num_considered"], simulation])
 
-    selection = kernels.selection_params(
-        kernels.RULE_GUMBEL, use_solver=config.solver, c_visit=config.c_visit, c_scale=config.c_scale
+    selection = selection_params(
+        RULE_GUMBEL, use_solver=config.solver, c_visit=config.c_visit, c_scale=config.c_scale
     )
     search = search_loop(
         game, root_states, evaluate_fn, rng, LoopSettings(num_simulations, selection), root_action_fn=root_action_fn

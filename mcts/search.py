@@ -41,12 +41,25 @@ from games.base import Game, check_batch, check_not_chance
 from games.checks import is_int
 from mcts.chance import ChanceBuffers, LeafCounters, expand_with_chance
 from mcts.evaluators import EvaluateFn, evaluate_leaves
+from mcts.kernels import (
+    CHANCE_EXPECTATION,
+    CHANCE_NONE,
+    CHANCE_SAMPLING,
+    NO_FORCED_ACTION,
+    RULE_PUCT,
+    NewNodes,
+    SelectionParams,
+    Walks,
+    expand_and_backup,
+    select_leaves,
+    selection_params,
+)
 from mcts.policy import add_dirichlet_noise, check_rng
 from mcts.solver import root_child_proven_values, solver_visit_counts
 from mcts.tree import PROVEN_DRAW, ROOT_INDEX, UNPROVEN, Tree, empty_tree, grow_tree
 
 #: ``PUCTConfig.chance`` settings, and the kernels' codes for them
-CHANCE_MODES = {"expectation": kernels.CHANCE_EXPECTATION, "sampling": kernels.CHANCE_SAMPLING}
+CHANCE_MODES = {"expectation": CHANCE_EXPECTATION, "sampling": CHANCE_SAMPLING}
 
 
 @dataclass(frozen=True)
@@ -60,7 +73,7 @@ class LoopSettings:
     """
 
     num_simulations: int
-    selection: kernels.SelectionParams
+    selection: SelectionParams
     dirichlet_alpha: float = 1.0
     dirichlet_epsilon: float = 0.0
 
@@ -216,8 +229,8 @@ def run_puct(
             ``rng`` that is not a ``numpy.random.Generator``. (Finite values outside ``[-1, 1]``
             are clipped to it.)
     """
-    selection = kernels.selection_params(
-        kernels.RULE_PUCT, c_puct=config.c_puct, c_base=config.c_base, c_init=config.c_init,
+    selection = selection_params(
+        RULE_PUCT, c_puct=config.c_puct, c_base=config.c_base, c_init=config.c_init,
         fpu_value=config.fpu_value, use_solver=config.solver, chance_mode=CHANCE_MODES[config.chance],
     )
     settings = LoopSettings(config.num_simulations, selection, config.dirichlet_alpha, config.dirichlet_epsilon)
@@ -266,7 +279,7 @@ def search_loop(
         raise ValueError(f"root states must not be terminal; rows {np.flatnonzero(root_terminal).tolist()} are")
     num_outcomes = int(game.num_chance_outcomes)
     if num_outcomes:
-        if params.chance_mode == kernels.CHANCE_NONE:
+        if params.chance_mode == CHANCE_NONE:
             raise ValueError(
                 f"{game.name} has chance states: this search handles games without chance only; "
                 "use run_puct (PUCTConfig.chance) for games with chance"
@@ -275,11 +288,11 @@ def search_loop(
             raise ValueError(f"{game.name} has chance states: the MCTS-solver proves deterministic games only; expected solver=False")
         check_not_chance(game, root_states)
     else:
-        params = params._replace(chance_mode=kernels.CHANCE_NONE)
+        params = params._replace(chance_mode=CHANCE_NONE)
     chance_mode = params.chance_mode
     num_actions = game.num_actions
     width = max(num_actions, num_outcomes)
-    nodes_per_simulation = 1 if not num_outcomes else 1 + num_outcomes if chance_mode == kernels.CHANCE_EXPECTATION else 2
+    nodes_per_simulation = 1 if not num_outcomes else 1 + num_outcomes if chance_mode == CHANCE_EXPECTATION else 2
     if tree is None:
         tree = empty_tree(batch, nodes_per_simulation * num_simulations + 1, num_actions, game.state_size, num_outcomes)
     else:
@@ -328,11 +341,11 @@ def search_loop(
     else:
         tree.children_prior[:, ROOT_INDEX] = tree.root_raw_prior
 
-    walks = kernels.Walks(
+    walks = Walks(
         parent=np.empty(batch, dtype=np.int32), action=np.empty(batch, dtype=np.int32),
         leaf=np.empty(batch, dtype=np.int32), parent_states=np.empty((batch, game.state_size), dtype=np.int64),
     )
-    new = kernels.NewNodes(
+    new = NewNodes(
         states=np.zeros((batch, game.state_size), dtype=np.int64), to_play=np.zeros(batch, dtype=np.int8),
         terminal=np.zeros(batch, dtype=np.bool_), values=np.zeros(batch, dtype=np.float32),
         priors=np.zeros((batch, width), dtype=np.float32), legal=np.zeros((batch, width), dtype=np.bool_),
@@ -340,18 +353,18 @@ def search_loop(
     chance = ChanceBuffers(batch, num_outcomes, width, game.state_size, chance_mode)
     counters = LeafCounters(num_terminal, num_evaluations, num_degenerate)
     all_rows = np.arange(batch)
-    root_actions = np.full(batch, kernels.NO_FORCED_ACTION, dtype=np.int32)
+    root_actions = np.full(batch, NO_FORCED_ACTION, dtype=np.int32)
     arrays = tree.arrays()
     use_solver = bool(params.use_solver)
 
     for simulation in range(num_simulations):
         if root_action_fn is not None:
             root_actions[:] = root_action_fn(tree, simulation)
-        kernels.select_leaves(arrays, params, walks, root_actions, chance.seeds(rng))
+        select_leaves(arrays, params, walks, root_actions, chance.seeds(rng))
         expand = walks.leaf < 0
         if num_outcomes:
             expand_with_chance(game, evaluate_fn, rng, tree, chance, expand, walks, new, counters)
-            kernels.expand_and_backup(arrays, walks, new, chance.outcomes, use_solver, chance_mode)
+            expand_and_backup(arrays, walks, new, chance.outcomes, use_solver, chance_mode)
             continue
         if expand.all():
             rows = all_rows
@@ -386,7 +399,7 @@ def search_loop(
                 num_evaluations[eval_rows] += 1
                 if degenerate.any():
                     num_degenerate[eval_rows] += degenerate
-        kernels.expand_and_backup(arrays, walks, new, chance.outcomes, use_solver, chance_mode)
+        expand_and_backup(arrays, walks, new, chance.outcomes, use_solver, chance_mode)
 
     root_values = (tree.node_value_sum[:, ROOT_INDEX] / tree.node_visits[:, ROOT_INDEX]).astype(np.float32)
     q_values = tree.q_values(ROOT_INDEX)

@@ -24,6 +24,7 @@ import mcts.kernels as kernels
 from games.base import Game, check_batch
 from games.checks import is_int
 from mcts.evaluators import EvaluateFn, random_rollout_evaluator
+from mcts.kernels import RULE_UCT, selection_params
 from mcts.search import LoopSettings, SearchOutput, search_loop, with_visit_choice
 from mcts.tree import Tree
 from mcts.uct_compiled import compiled_uct_search
@@ -91,7 +92,7 @@ def run_uct(
     _check_options(num_simulations, c)
     if evaluate_fn is None:
         evaluate_fn = random_rollout_evaluator(game, rng, num_rollouts)
-    settings = LoopSettings(int(num_simulations), kernels.selection_params(kernels.RULE_UCT, uct_c=c))
+    settings = LoopSettings(int(num_simulations), selection_params(RULE_UCT, uct_c=c))
     output = search_loop(game, root_states, evaluate_fn, rng, settings, tree=tree)
     return with_visit_choice(output, solver=False)
 

@@ -60,11 +60,11 @@ def _algorithm_branches(source: str, class_names: set[str]) -> list[str]:
         elif isinstance(node, ast.Compare):
             sides = [node.left, *node.comparators]
             literal = any(isinstance(side, (ast.Constant, ast.Tuple, ast.List, ast.Set)) for side in sides)
-            if literal and any(isinstance(side, ast.Attribute) and side.attr == "algorithm" for side in sides):
-                found.append(ast.unparse(node))
-            elif any(isinstance(op, (ast.Is, ast.IsNot, ast.Eq)) for op in node.ops) and any(
+            by_name = literal and any(isinstance(side, ast.Attribute) and side.attr == "algorithm" for side in sides)
+            by_class = any(isinstance(op, (ast.Is, ast.IsNot, ast.Eq)) for op in node.ops) and any(
                 names_in(side) & class_names for side in sides
-            ):
+            )
+            if by_name or by_class:
                 found.append(ast.unparse(node))
     return found
 
