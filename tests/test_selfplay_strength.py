@@ -279,7 +279,7 @@ def test_onnx_inference_follows_the_weights_and_matches_torch():
     "overrides, expected",
     [
         (["mcts.algorithm=alphago"], "mcts.algorithm: expected one of ['puct', 'gumbel', 'uct'], got 'alphago'"),
-        (["mcts.gumbel_max_considered_actions=0"], "mcts.gumbel_max_considered_actions: expected a finite number > 0"),
+        (["mcts.gumbel_max_considered_actions=0"], "mcts.gumbel_max_considered_actions: expected an int max_num_considered_actions >= 1, got 0"),
         (["selfplay.full_search_probability=0"], "selfplay.full_search_probability: expected in (0, 1], got 0.0"),
         (
             ["mcts.num_simulations=64", "selfplay.full_search_probability=0.25", "selfplay.cheap_simulations=100"],

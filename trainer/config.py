@@ -357,6 +357,23 @@ def _in_range(errors: list, key: str, value, low: float, high: float, high_open:
         errors.append(f"{key}: expected in [{low}, {high}{')' if high_open else ']'}, got {value}")
 
 
+def _search_setting_errors(section) -> list[str]:
+    """``mcts.KEY: message`` for every key of the ``mcts`` section that its registered settings
+    class refuses (each key tried alone, the class's other fields at their defaults)."""
+    errors: dict[str, str] = {}
+    for name in mcts.names():
+        settings_type = mcts.algorithm(name).settings_type
+        for f in dataclasses.fields(settings_type):
+            key = mcts.config_key(settings_type, f.name)
+            if key in errors or not hasattr(section, key):
+                continue
+            try:
+                settings_type(**{f.name: getattr(section, key)})
+            except (ValueError, TypeError) as exc:
+                errors[key] = f"mcts.{key}: {exc}"
+    return list(errors.values())
+
+
 def game_id(config: TrainSchema) -> str:
     """The id ``games.make`` takes: ``game.name``, or ``openspiel:SPEC`` for ``game.name=openspiel``
     with ``game.openspiel=SPEC``.
@@ -409,24 +426,10 @@ def validate(config: TrainSchema) -> None:
         network_config(config)
     except ValueError as exc:
         errors.append(f"network: {exc}")
-    # every key of the section, named, whichever search is chosen (the chosen one's settings class
-    # checks its own again below, for searches registered with keys of their own)
+    # every key of the section, named, whichever search is chosen: each checked by its own
+    # settings class (mcts/registry.py), so the ranges are written once, in the library
     mc = config.mcts
-    _positive(errors, "mcts.num_simulations", mc.num_simulations)
-    _positive(errors, "mcts.c_puct", mc.c_puct)
-    _positive(errors, "mcts.dirichlet_alpha", mc.dirichlet_alpha)
-    _positive(errors, "mcts.c_base", mc.c_base)
-    _positive(errors, "mcts.c_init", mc.c_init, allow_zero=True)
-    _in_range(errors, "mcts.dirichlet_epsilon", mc.dirichlet_epsilon, 0.0, 1.0)
-    _in_range(errors, "mcts.fpu_value", mc.fpu_value, -1.0, 1.0)
-    if mc.chance not in mcts.CHANCE_MODES:
-        errors.append(f"mcts.chance: expected one of {list(mcts.CHANCE_MODES)}, got {mc.chance!r}")
-    _positive(errors, "mcts.gumbel_max_considered_actions", mc.gumbel_max_considered_actions)
-    _positive(errors, "mcts.gumbel_scale", mc.gumbel_scale, allow_zero=True)
-    _positive(errors, "mcts.gumbel_c_visit", mc.gumbel_c_visit, allow_zero=True)
-    _positive(errors, "mcts.gumbel_c_scale", mc.gumbel_c_scale, allow_zero=True)
-    _positive(errors, "mcts.uct_c", mc.uct_c, allow_zero=True)
-    _positive(errors, "mcts.uct_num_rollouts", mc.uct_num_rollouts)
+    errors.extend(_search_setting_errors(mc))
     section_ok = not any(error.startswith("mcts.") for error in errors)
     for key, search in (("mcts.algorithm", mc.algorithm), ("arena.algorithm", config.arena.algorithm)):
         if search not in mcts.names():
