@@ -196,3 +196,12 @@ def test_the_arena_command_plays_a_gumbel_model(tmp_path):
     data = json.loads(out.read_text())
     assert data["player_a"] == gumbel
     assert data["wins"] + data["draws"] + data["losses"] == 2
+
+
+def test_uct_with_random_rollouts_takes_no_evaluator():
+    # X to move wins at cell 2 (0-based); O threatens cell 5
+    state = np.array([TICTACTOE.state_from_board("X X . / O O . / . . .")], dtype=np.int64)
+    output = run_search(TICTACTOE, state, None, UCTConfig(num_simulations=300), np.random.default_rng(0))
+    assert output.actions.tolist() == [2]
+    assert output.visit_counts[0].argmax() == 2 and output.visit_counts.sum() == 300
+    assert output.q_values[0, 2] == 1.0  # the win is terminal: every visit backs up +1
