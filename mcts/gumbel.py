@@ -34,7 +34,6 @@ from typing import ClassVar
 
 import numpy as np
 
-import mcts.kernels as kernels
 from games.base import Game
 from mcts.evaluators import EvaluateFn
 from mcts.kernels import RULE_GUMBEL, selection_params

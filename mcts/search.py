@@ -36,7 +36,6 @@ from typing import ClassVar
 
 import numpy as np
 
-import mcts.kernels as kernels
 from games.base import Game, check_batch, check_not_chance
 from games.checks import is_int
 from mcts.chance import ChanceBuffers, LeafCounters, expand_with_chance

@@ -20,7 +20,6 @@ from typing import ClassVar
 
 import numpy as np
 
-import mcts.kernels as kernels
 from games.base import Game, check_batch
 from games.checks import is_int
 from mcts.evaluators import EvaluateFn, random_rollout_evaluator
