@@ -205,3 +205,16 @@ def test_uct_with_random_rollouts_takes_no_evaluator():
     assert output.actions.tolist() == [2]
     assert output.visit_counts[0].argmax() == 2 and output.visit_counts.sum() == 300
     assert output.q_values[0, 2] == 1.0  # the win is terminal: every visit backs up +1
+
+
+def test_run_search_is_the_recorded_search_of_each_algorithm():
+    from test_mcts_regression import CONFIGS, hashed_evaluator
+
+    game = games.make("connect4")
+    roots = game.states_from_moves(["", "4453"])
+    puct = run_search(game, roots, hashed_evaluator(game), CONFIGS["puct"], np.random.default_rng(5), explore=True)
+    assert puct.visit_counts.tolist() == [[9, 1, 1, 1, 2, 8, 2], [4, 0, 3, 2, 3, 4, 8]]  # tests/test_mcts_regression.py
+    assert puct.actions.tolist() == [0, 6]  # greedy: the most visited, lowest index on ties
+    gumbel = run_search(game, roots, hashed_evaluator(game), CONFIGS["gumbel"], np.random.default_rng(5), explore=True)
+    assert gumbel.visit_counts.tolist() == [[0, 0, 0, 2, 6, 6, 2], [6, 2, 0, 0, 2, 6, 0]]
+    assert gumbel.actions.tolist() == [4, 0]
