@@ -21,8 +21,8 @@ Public API:
 * ``mistake_rate(labelled, actions) -> float`` and ``expected_random_mistake_rate(labelled)``
 * ``player_mistake_rates(game, player, sets=None) -> dict[str, float]`` (any ``arena.players``
   player, one position at a time)
-* ``network_mistake_rates(game, evaluate_fn, puct_config, sets=None) -> dict[str, float]`` (the
-  training loop's call: one batched greedy PUCT search over all positions of a set at once)
+* ``network_mistake_rates(game, evaluate_fn, search_config, sets=None) -> dict[str, float]`` (the
+  training loop's call: one batched greedy search over all positions of a set at once)
 * ``chosen_move_rate(game, name, choose) -> dict``: a set measured on every line with only the
   chosen moves solved (``chosen_move_set_names``; Connect Four: Pons' sets,
   ``arena.positions.pons_chosen``), for the sets too dear to label whole
@@ -226,9 +226,10 @@ def player_mistake_rates(game: Game, player, sets: Iterable | None = None) -> di
 
 
 def network_actions(
-    game: Game, evaluate_fn, puct_config, labelled: LabelledSet | Positions, batch_size: int = 1024, rng=None
+    game: Game, evaluate_fn, search_config, labelled: LabelledSet | Positions, batch_size: int = 1024, rng=None
 ) -> np.ndarray:
-    """``[N]`` int64 greedy PUCT moves (most visited, lowest index on ties, no root noise), with one
+    """``[N]`` int64 greedy moves of the search ``search_config`` names (``mcts.registry``: visit-count
+    searches play the most visited, lowest index on ties; no root noise), with one
     batched search per ``batch_size`` positions (``arena.network_match.search_moves``, the move
     choice of the arena's batched driver)."""
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
@@ -237,34 +238,35 @@ def network_actions(
     chunks = []
     for begin in range(0, len(labelled), int(batch_size)):
         states = labelled.states[begin : begin + int(batch_size)]
-        chunks.append(search_moves(game, states, evaluate_fn, puct_config, rng))
+        chunks.append(search_moves(game, states, evaluate_fn, search_config, rng))
     return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int64)
 
 
 def network_mistake_rates(
-    game: Game, evaluate_fn, puct_config, sets: Iterable | None = None, *, batch_size: int = 1024, rng=None
+    game: Game, evaluate_fn, search_config, sets: Iterable | None = None, *, batch_size: int = 1024, rng=None
 ) -> dict[str, float]:
-    """Mistake rate of a network with greedy PUCT on each labelled set: ``{set name: share}``.
+    """Mistake rate of a network with a greedy search on each labelled set: ``{set name: share}``.
 
     For TensorBoard as ``arena/mistake_rate/<set>``. All positions of a set (up to ``batch_size``
-    at a time) are searched together in one ``mcts.run_puct`` call with ``puct_config``, no root
-    noise, and the most visited move is played (arena searches use no Dirichlet noise).
+    at a time) are searched together in one ``mcts.run_search`` call with ``search_config``, no root
+    noise, and the search's greedy move is played (arena searches use no root noise).
 
     Args:
         game: ``connect4`` (one entry per shipped set; none if no set is shipped yet) or
             ``tictactoe`` (the single set ``"all"``).
         evaluate_fn: batched evaluator (``mcts.evaluators``), values for the player to move.
-        puct_config: ``mcts.PUCTConfig``; its ``num_simulations`` is the search budget per position.
+        search_config: the frozen settings of a registered search (``mcts.PUCTConfig``, ...); its
+            ``num_simulations`` is the search budget per position.
         sets: as ``labelled_sets``.
         batch_size: positions per search call, >= 1 (bounds the tree's memory).
         rng: generator handed to the search (unused without noise; default seed 0).
 
     Raises:
-        ValueError: as ``labelled_sets`` and ``mcts.run_puct``, or for ``batch_size`` < 1.
+        ValueError: as ``labelled_sets`` and ``mcts.run_search``, or for ``batch_size`` < 1.
     """
     return {
         name: mistake_rate(
-            labelled, network_actions(game, evaluate_fn, puct_config, labelled, batch_size, rng)
+            labelled, network_actions(game, evaluate_fn, search_config, labelled, batch_size, rng)
         )
         for name, labelled in labelled_sets(game, sets).items()
     }

@@ -54,6 +54,7 @@ SPEC_HELP = """player specs (every kind also takes seed=INT):
   uct:sims=1000              UCT with random rollouts (c=1.4 by default)
   solver                     perfect play (Connect Four: Pons' solver and opening book, about 15 s a game)
   mcts:model=PATH,sims=200   network + PUCT search (PATH: export folder or .pt file; batch=N leaves per call: 1, 8 with time=)
+  mcts:model=PATH,search=gumbel  network + another search of mcts/registry.py (gumbel, uct)
   policy:model=PATH          the network's policy alone
   human                      moves typed on stdin"""
 

@@ -21,7 +21,7 @@ import games
 from arena.accuracy import labelled_sets, network_mistake_rates
 from arena.network_match import run_network_match
 from arena.positions import position_sets
-from mcts import as_puct_config
+from mcts import algorithm_of
 from networks import build_network
 from networks.config import INFERENCE_RUNTIMES, as_network_config
 from networks.evaluator import TorchEvaluator
@@ -75,7 +75,8 @@ class GatingWorker:
     Args:
         game_name: registry id.
         network_config: the frozen ``NetworkConfig`` (or its ``to_dict()``).
-        puct_config: the frozen ``mcts.PUCTConfig`` of both sides (or its keyword arguments).
+        search_config: the frozen settings of both sides' search (any registered search,
+            ``mcts.registry``: ``mcts.PUCTConfig``, ``mcts.GumbelConfig``, ...).
         num_games, threshold, opening_random_plies: see ``arena.network_match.run_network_match``
             (``opening_plies``) and ``gate_decision``.
         seed: seeds the matches: each match draws its own seed from one generator; within a
@@ -89,14 +90,15 @@ class GatingWorker:
             W/D/L in 1.7x fewer CPU seconds (mistake rates: 1.4x; ``scripts/bench_gating.py``).
 
     Raises:
-        ValueError: for an unknown ``inference``.
+        ValueError: for an unknown ``inference``, or ``search_config`` not the settings of a
+            registered search.
     """
 
     def __init__(
         self,
         game_name: str,
         network_config,
-        puct_config,
+        search_config,
         num_games: int,
         threshold: float,
         opening_random_plies: int,
@@ -117,7 +119,8 @@ class GatingWorker:
         shape, actions = self.game.observation_shape, self.game.num_actions
         self.candidate = TorchEvaluator(build_network(config, shape, actions), device="cpu")
         self.best = TorchEvaluator(build_network(config, shape, actions), device="cpu")
-        self.puct_config = as_puct_config(puct_config)
+        algorithm_of(search_config)  # settings of a registered search, or ValueError
+        self.search_config = search_config
         self.num_games = int(num_games)
         self.threshold = float(threshold)
         self.opening_random_plies = int(opening_random_plies)
@@ -135,7 +138,7 @@ class GatingWorker:
             if self.extra_labelled_sets:
                 names = list(names) + list(self.extra_labelled_sets)
             self._labelled = list(labelled_sets(self.game, names).values())
-        rates = network_mistake_rates(self.game, evaluate, self.puct_config, self._labelled)
+        rates = network_mistake_rates(self.game, evaluate, self.search_config, self._labelled)
         return {"version": int(version), "rates": {name: float(rate) for name, rate in rates.items()}}
 
     def gate(self, candidate_version: int, candidate_weights: Mapping, best_version: int, best_weights: Mapping) -> GateResult:
@@ -151,7 +154,7 @@ class GatingWorker:
         self.best.set_weights({k: np.array(_to_numpy(v)) for k, v in best_weights.items()}, version=best_version)
         match = run_network_match(
             self.game, self._evaluate_of("candidate", candidate_hash), self._evaluate_of("best", best_hash),
-            self.num_games, self.puct_config,
+            self.num_games, self.search_config,
             self.rng, self.opening_random_plies,
             names=(f"candidate {candidate_version}", f"best {best_version}"),
             break_ties=True,  # a seeded match: ties between equally visited moves go to each game's stream

@@ -2,8 +2,8 @@
 
 ``load_model`` opens an export folder (ONNX Runtime, no torch) or a ``.pt`` model file or training
 checkpoint (torch) and returns the game it plays with a batched evaluator; ``make_model_player``
-wraps the evaluator in PUCT search without root noise (``arena.players.MCTSPlayer``), or in the
-network's policy alone for 0 simulations.
+wraps the evaluator in a registered search without root noise (PUCT by default;
+``arena.players.MCTSPlayer``), or in the network's policy alone for 0 simulations.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import games
 from arena.players import MCTSPlayer, PolicyPlayer
+from mcts import settings_from
 from networks.loading import is_export
 from networks.onnx_evaluator import load_exported, read_sidecar
 
@@ -48,19 +49,25 @@ def load_model(path: str, game_name: str | None = None, num_threads: int | None 
 
 
 def make_model_player(
-    evaluate_fn, num_simulations: int, seed: int, leaves_per_call: int = 1, break_ties: bool = False
+    evaluate_fn, num_simulations: int, seed: int, leaves_per_call: int = 1, break_ties: bool = False,
+    search: str = "puct",
 ):
-    """``MCTSPlayer`` with ``num_simulations`` (>= 1), or ``PolicyPlayer`` for 0.
+    """``MCTSPlayer`` with ``num_simulations`` (>= 1) of the registered search named ``search``
+    (``mcts.registry``: ``"puct"``, ``"gumbel"``, ...; its other settings the library's defaults),
+    or ``PolicyPlayer`` for 0.
 
     ``leaves_per_call``: leaves per network call (above 1 collected with virtual loss,
-    ``mcts.minibatch``); default 1, ``mcts.run_puct``'s search, the strongest at a fixed number of
-    simulations (docs/results/learning_efficiency.md, "The engine's search: one leaf per network call").
+    ``mcts.minibatch``, PUCT only); default 1, the strongest at a fixed number of simulations
+    (docs/results/learning_efficiency.md, "The engine's search: one leaf per network call").
     ``break_ties``: ties between equally visited moves go to the generator seeded by ``seed``
     (default False: to the lowest move index, as the engine protocol promises).
+
+    Raises:
+        ValueError: for an unknown ``search`` or a value out of range (as its settings class).
     """
     if num_simulations == 0:
         return PolicyPlayer(evaluate_fn, rng=seed, name="model (policy)")
     return MCTSPlayer(
-        evaluate_fn, num_simulations=num_simulations, rng=seed, name=f"model ({num_simulations} sims)",
-        leaves_per_call=leaves_per_call, break_ties=break_ties,
+        evaluate_fn, settings_from(search, {}, num_simulations=num_simulations), rng=seed,
+        name=f"model ({num_simulations} sims)", leaves_per_call=leaves_per_call, break_ties=break_ties,
     )

@@ -1,16 +1,16 @@
-"""The batched match driver: two search-backed players (network + PUCT), all games at once.
+"""The batched match driver: two search-backed players (network + a registered search), all games at once.
 
 Used by gating (candidate against best) and by the evaluation of trained models. Openings,
 colours and the result are the arena's own (``arena.openings``, ``arena.results``): games
 ``2p`` and ``2p + 1`` share pair ``p``'s seeded opening of ``opening_plies`` random plies, A moves
 first in the even one, and game k's opening depends only on the match's opening seed and k, not
-on the number of games. After the opening every position is searched with ``mcts.run_puct`` (no
-root noise) and the most visited move is played (ties: lowest action index, or with
-``break_ties`` a draw from game k's own stream ``arena.openings.match_stream(seed, k,
+on the number of games. After the opening every position is searched with ``mcts.run_search`` (no
+root noise) and its greedy move is played (``mcts.registry``'s rule; ties: lowest action index, or
+with ``break_ties`` a draw from game k's own stream ``arena.openings.match_stream(seed, k,
 TIES_STREAM)``), so the openings are what makes the games differ (arena and play searches use no
-Dirichlet noise; the robust child of Browne et al. 2012, sec. 3.3.3). Each game's dice and ties
-come from its own streams, so game k is the same game whether played alone
-(``game_indices=[k]``) or within the whole batch.
+root noise; the robust child of Browne et al. 2012, sec. 3.3.3). Each game's dice and ties come
+from its own streams, so game k is the same game whether played alone (``game_indices=[k]``) or
+within the whole batch.
 """
 
 from __future__ import annotations
@@ -28,37 +28,34 @@ from arena.openings import (
 )
 from arena.results import GameRecord, MatchResult
 from games.base import Game
-from mcts import PUCTConfig, run_puct, select_actions, solver_visit_counts
+from mcts import run_search
 
 
 def search_moves(
     game: Game,
     states: np.ndarray,
     evaluate_fn,
-    puct_config: PUCTConfig,
+    search_config,
     rng: np.random.Generator,
     break_ties: bool = False,
     row_rngs=None,
 ) -> np.ndarray:
-    """Greedy PUCT moves of ``states`` (``[B, S]`` int64, all unfinished) in one batched search.
+    """Greedy moves of ``states`` (``[B, S]`` int64, all unfinished) in one batched search.
 
-    One ``mcts.run_puct`` call without root noise; the most visited action of each row, among
-    equally visited ones the lowest index, or with ``break_ties`` one drawn from ``rng``
-    (``mcts.select_actions``). With ``puct_config.solver`` the proofs decide first
-    (``mcts.solver_visit_counts``: a proven win is played, a proven loss avoided while another move
-    is not proven lost). ``row_rngs``: one generator per row (``B`` of them); when given, row
-    ``b``'s tie is broken with ``row_rngs[b]`` alone, so a row's choice does not depend on the
-    other rows. Returns ``[B]`` int64. The arena's batched driver and
-    ``arena.accuracy.network_actions`` both choose moves this way.
+    One ``mcts.run_search`` call with ``search_config`` (the frozen settings of a registered
+    search: PUCT, Gumbel, ...) without root noise; the move is ``mcts.registry``'s greedy choice
+    (visit-count searches: the most visited action, among equally visited ones the lowest index,
+    or with ``break_ties`` one drawn from ``rng``; the MCTS-solver's proofs decide first).
+    ``row_rngs``: one generator per row (``B`` of them); when given, row ``b``'s tie is broken with
+    ``row_rngs[b]`` alone, so a row's choice does not depend on the other rows. Returns ``[B]``
+    int64. The arena's batched driver and ``arena.accuracy.network_actions`` both choose moves
+    this way.
     """
-    output = run_puct(game, states, evaluate_fn, puct_config, rng, add_root_noise=False)
-    counts = solver_visit_counts(output) if puct_config.solver else output.visit_counts
-    if row_rngs is None:
-        return np.asarray(select_actions(counts, 0.0, rng, break_ties=break_ties), dtype=np.int64)
-    return np.array(
-        [select_actions(counts[row : row + 1], 0.0, row_rngs[row], break_ties=break_ties)[0] for row in range(len(counts))],
-        dtype=np.int64,
+    output = run_search(
+        game, states, evaluate_fn, search_config, rng, explore=False, ties="random" if break_ties else "lowest",
+        row_rngs=row_rngs,
     )
+    return np.asarray(output.actions, dtype=np.int64)
 
 
 def _play_chance(game: Game, states: np.ndarray, moves: list, dice: list) -> None:
@@ -80,7 +77,7 @@ def run_network_match(
     evaluate_a,
     evaluate_b,
     num_games: int,
-    puct_config: PUCTConfig,
+    search_config,
     rng: np.random.Generator,
     opening_plies: int = 2,
     names: tuple[str, str] = ("A", "B"),
@@ -95,7 +92,8 @@ def run_network_match(
     Args:
         evaluate_a, evaluate_b: batched evaluators (see ``mcts.evaluators``) of the two players.
         num_games: >= 1.
-        puct_config: the search of both players; no root noise is added.
+        search_config: the frozen settings of both players' search (any registered search,
+            ``mcts.registry``); no root noise is added.
         rng: one number drawn from it seeds the match (``arena.openings.opening_seed``): the
             openings, the dice and each game's tie-breaking stream; it is then handed to the
             searches (which draw nothing without noise).
@@ -143,7 +141,7 @@ def run_network_match(
             if side.any():
                 rows = live[side]
                 actions[side] = search_moves(
-                    game, states[rows], evaluate, puct_config, rng, break_ties, row_rngs=[ties[row] for row in rows]
+                    game, states[rows], evaluate, search_config, rng, break_ties, row_rngs=[ties[row] for row in rows]
                 )
         states[live] = game.step(states[live], actions)
         for index, action in zip(live, actions):

@@ -1,4 +1,4 @@
-"""Players backed by a network: PUCT search guided by it, or its policy alone."""
+"""Players backed by a network: a registered search guided by it (``mcts.registry``), or its policy alone."""
 
 from __future__ import annotations
 
@@ -8,74 +8,63 @@ import numpy as np
 
 from arena.player_base import legal_actions, make_rng
 from games.base import Game
-from mcts import PUCTConfig, argmax_random_ties, run_puct, solver_visit_counts
-from mcts.minibatch import run_puct_minibatch
+from mcts import algorithm_of, run_search, solver_visit_counts
 
 
 class MCTSPlayer:
-    """A network guiding PUCT search (``mcts.run_puct``): plays the most visited root child.
+    """A network guiding a registered search (``mcts.run_search``): plays the search's greedy move.
 
-    No root noise and greedy move choice (arena and play searches use no Dirichlet noise; the robust child, Browne et al. 2012, sec. 3.3.3): ties between equally visited
-    children go to the lowest action index (``break_ties=False``, the default: the same position gives
-    the same answer, as the engine protocol of docs/engine_protocol.md and the mistake rates of
-    arena/accuracy.py need), or are broken by ``rng`` (``break_ties=True``: an untrained network
-    ties often, and the lowest index would always play the same move); then the highest Q among
-    the tied children wins, and the generator picks among equal Q values. ``mcts:`` player specs
-    (arena/specs.py) are seeded arena players and break ties; the engine protocol does not.
+    No root noise; a visit-count search (PUCT, UCT) plays the most visited root child (the robust
+    child, Browne et al. 2012, sec. 3.3.3), and Gumbel its Sequential Halving winner. Ties between
+    equally visited children go to the lowest action index (``break_ties=False``, the default: the
+    same position gives the same answer, as the engine protocol of docs/engine_protocol.md and the
+    mistake rates of arena/accuracy.py need), or to the highest Q among them and then ``rng``
+    (``break_ties=True``: an untrained network ties often, and the lowest index would always play
+    the same move). ``mcts:`` player specs (arena/specs.py) are seeded arena players and break
+    ties; the engine protocol does not. With the MCTS-solver the proofs decide first
+    (``mcts.registry``'s move choice).
 
     Args:
         evaluate_fn: batched evaluator, ``(observations [B, C, H, W] float32, legal_mask [B, A]
             bool) -> (priors [B, A], values [B])``, values for the player to move.
-        num_simulations: simulations per move, >= 1.
-        c_puct: PUCT exploration constant, >= 0.
-        leaves_per_call: leaves sent to the network per call, >= 1: above 1 the search collects
+        search_config: the frozen settings of a registered search (``mcts.PUCTConfig``,
+            ``mcts.GumbelConfig``, ...); its ``num_simulations`` is the budget per move.
+        leaves_per_call: leaves sent to the network per call, >= 1: above 1 the PUCT search collects
             them with virtual loss (``mcts.minibatch.run_puct_minibatch``, Leela's minibatches);
-            1 (the default) is ``mcts.run_puct``'s search, one leaf per call. A game with chance
-            states is always searched one leaf per call (``mcts.run_puct``'s chance nodes).
+            1 (the default) sends one leaf per call. A game with chance states is always searched
+            one leaf per call.
         time_limit: seconds per move, or None: the search stops starting rounds after it, and
-            ``num_simulations`` is then the most simulations a move (``mcts.minibatch``).
+            ``num_simulations`` is then the most simulations a move (PUCT, ``mcts.minibatch``).
         break_ties: break ties between the most visited children by Q value, then with ``rng``.
-        chance: how chance nodes are searched in a game with chance, ``"expectation"`` or
-            ``"sampling"`` (``mcts.PUCTConfig.chance``).
-        solver: MCTS-solver proofs in the search (``mcts.PUCTConfig.solver``; Winands et al. 2008),
-            and the proofs decide the move first (``mcts.solver_visit_counts``: a proven win is
-            played, a proven loss avoided). Searches one leaf per call, without a time limit.
 
     Raises:
-        ValueError: if ``num_simulations`` < 1, ``c_puct`` < 0, ``chance`` unknown (from ``mcts.PUCTConfig``),
-            ``leaves_per_call`` < 1 or ``time_limit`` < 0; with ``solver``, for ``leaves_per_call`` above
-            1, a ``time_limit`` or a game with chance states (``select_action``).
+        ValueError: for settings of no registered search, ``leaves_per_call`` < 1 or ``time_limit``
+            < 0; for a search that takes neither (``analyze``: Gumbel, UCT, the MCTS-solver) or a
+            game with chance states with a time limit.
     """
 
     def __init__(
         self,
         evaluate_fn,
-        num_simulations: int = 200,
-        c_puct: float = 1.25,
+        search_config,
         rng: np.random.Generator | int = 0,
         name: str | None = None,
         leaves_per_call: int = 1,
         time_limit: float | None = None,
         break_ties: bool = False,
-        chance: str = "expectation",
-        solver: bool = False,
     ) -> None:
+        algorithm_of(search_config)  # settings of a registered search, or ValueError
         if isinstance(leaves_per_call, bool) or not isinstance(leaves_per_call, int) or leaves_per_call < 1:
             raise ValueError(f"leaves_per_call must be an integer >= 1, got {leaves_per_call!r}")
-        if solver and (leaves_per_call > 1 or time_limit is not None):
-            raise ValueError(
-                "the MCTS-solver searches one leaf per call without a time limit: expected leaves_per_call=1 "
-                f"and no time_limit, got {leaves_per_call} and {time_limit}"
-            )
-        self.config = PUCTConfig(num_simulations=num_simulations, c_puct=c_puct, chance=chance, solver=bool(solver))
         if time_limit is not None and not time_limit >= 0:
             raise ValueError(f"time_limit must be >= 0 seconds, got {time_limit}")
+        self.config = search_config
         self.leaves_per_call = leaves_per_call
         self.time_limit = time_limit
         self.evaluate_fn = evaluate_fn
         self.rng = make_rng(rng)
         self.break_ties = bool(break_ties)
-        self.name = name if name is not None else f"mcts({num_simulations})"
+        self.name = name if name is not None else f"mcts({search_config.num_simulations})"
 
     def analyze(self, game: Game, state: tuple) -> Analysis:
         """Network priors and value plus the search's visit counts and Q values for ``state``."""
@@ -87,29 +76,17 @@ class MCTSPlayer:
                 f"{self.name}: a time limit searches games without chance; {game.name} has chance states: "
                 "give a number of simulations (sims=N) instead"
             )
-        if not game.num_chance_outcomes and (self.leaves_per_call > 1 or self.time_limit is not None):
-            output = run_puct_minibatch(
-                game, row, self.evaluate_fn, self.config, self.rng, self.leaves_per_call, self.time_limit
-            )
-        else:
-            output = run_puct(game, row, self.evaluate_fn, self.config, self.rng, add_root_noise=False)
-        if self.config.solver:
-            visits = solver_visit_counts(output)[0].astype(np.int64)  # the proofs decide first
-        else:
-            visits = output.visit_counts[0].astype(np.int64)
-        if self.break_ties:
-            # the most visited children; among them the highest Q, then the generator
-            most = visits == visits.max()
-            q_values = output.q_values[0].astype(np.float64)
-            best_q = np.where(most, q_values, -2.0)  # -2: below every Q value in [-1, 1]
-            best = int(argmax_random_ties(best_q[None], self.rng)[0])
-        else:
-            best = int(np.argmax(visits))
+        leaves = 1 if game.num_chance_outcomes else self.leaves_per_call
+        output = run_search(
+            game, row, self.evaluate_fn, self.config, self.rng, ties="q" if self.break_ties else "lowest",
+            leaves_per_call=leaves, time_limit=self.time_limit,
+        )
+        best = int(output.actions[0])
         return Analysis(
             to_move=game.player(state),
             priors=priors,
             network_value=value,
-            visit_counts=visits,
+            visit_counts=solver_visit_counts(output)[0].astype(np.int64),  # the proofs decide first
             q_values=output.q_values[0].astype(np.float64),
             value=float(output.q_values[0, best]),
             best_action=best,

@@ -10,8 +10,8 @@ Usage::
 
 The model is an export folder (``model.onnx`` + ``model.json``, evaluated with ONNX Runtime, no
 torch) or a ``.pt`` model file or training checkpoint (torch). Trainer code is never imported.
-The model plays with PUCT search (``--sims`` simulations, one leaf per network call, no noise, most
-visited move); ``--sims 0`` plays the network's policy alone. The network is averaged over the
+The model plays with PUCT search (``--search`` names another of ``mcts.registry``; ``--sims``
+simulations, one leaf per network call, no noise, most visited move); ``--sims 0`` plays the network's policy alone. The network is averaged over the
 game's symmetries at every evaluation unless ``--no-symmetries`` is given
 (``mcts.evaluators.symmetry_averaged``).
 
@@ -40,6 +40,7 @@ from arena.poker_play import wants_poker
 from arena.specs import build_player, parse_spec
 from arena.web.server import bind, is_loopback, serve
 from arena.web.sessions import HUMAN, MODEL, OPPONENT, ModelService
+from mcts import names as search_names
 from mcts.evaluators import symmetry_averaged
 
 DEFAULT_SIMULATIONS = 200
@@ -244,7 +245,9 @@ class Engine:
         seed: int,
         stdout,
         max_simulations: int = MAX_SIMULATIONS,
+        search: str = "puct",
     ):
+        self.search = search
         self.game = game
         self.evaluate_fn = evaluate_fn
         self.num_simulations = num_simulations
@@ -310,7 +313,7 @@ class Engine:
         if self.game.terminal_test(state):
             raise ValueError(f"the game is over ({result_text(self.game, state)}); send a new position")
         # the same position gives the same answer: ties go to the lowest move index
-        player = make_model_player(self.evaluate_fn, simulations, 0, break_ties=False)
+        player = make_model_player(self.evaluate_fn, simulations, 0, break_ties=False, search=self.search)
         player.rng = self.rng
         return player.analyze(self.game, state)
 
@@ -357,7 +360,13 @@ def _parser() -> argparse.ArgumentParser:
         "--sims",
         type=int,
         default=DEFAULT_SIMULATIONS,
-        help=f"PUCT simulations per move (default {DEFAULT_SIMULATIONS}; 0: policy alone)",
+        help=f"simulations per move (default {DEFAULT_SIMULATIONS}; 0: policy alone)",
+    )
+    parser.add_argument(
+        "--search",
+        choices=search_names(),
+        default="puct",
+        help="the model's search, a name of mcts/registry.py (default puct)",
     )
     side = parser.add_mutually_exclusive_group()
     side.add_argument(
@@ -464,10 +473,10 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
         if args.web:
             return serve_web(args, game, evaluate_fn, stdout)
         if args.engine:
-            return Engine(game, evaluate_fn, args.sims, args.seed, stdout).run(stdin)
+            return Engine(game, evaluate_fn, args.sims, args.seed, stdout, search=args.search).run(stdin)
         start = game.parse_moves(args.position) if args.position else []
         seeds = np.random.SeedSequence(args.seed).spawn(2)
-        model = make_model_player(evaluate_fn, args.sims, int(seeds[0].generate_state(1)[0]))
+        model = make_model_player(evaluate_fn, args.sims, int(seeds[0].generate_state(1)[0]), search=args.search)
         opponent = None
         if args.opponent is not None:
             spec = parse_spec(args.opponent)

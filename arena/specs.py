@@ -10,8 +10,9 @@ Syntax: ``KIND`` or ``KIND:KEY=VALUE[,KEY=VALUE...]``, for example::
     expectimax:depth=3          expectiminimax to 3 decisions (games with chance; time=SECONDS too)
     star2:depth=5               the same value with Ballard's star2 pruning (star1:depth=N too)
     solver                      perfect play: the game's exact solver (Connect Four: Pons'; short games: minimax)
-    mcts:model=PATH,sims=200    a network with PUCT search (batch=N: leaves per network call, with
-                                virtual loss; default 1, 8 with time=;
+    mcts:model=PATH,sims=200    a network with a search (search=NAME: any of mcts.registry, puct
+                                by default, or gumbel, uct; batch=N: leaves per network call, with
+                                virtual loss, PUCT only; default 1, 8 with time=;
                                 time=0.5: 0.5 s per move, at most MAX_TIMED_SIMULATIONS or sims;
                                 chance=sampling: chance nodes by sampling, not expectation;
                                 solver=true: MCTS-solver proofs decide the move, one leaf a call)
@@ -29,6 +30,7 @@ itself holds commas is read up to the next ``,KEY=``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +39,8 @@ import games
 from arena import players
 from arena.hybrid_player import HybridAlphaBetaPlayer
 from games.base import Game
+from mcts import algorithm, settings_from
+from mcts import names as search_names
 from mcts.evaluators import symmetry_averaged
 from mcts.minibatch import TIMED_LEAVES_PER_CALL
 from networks.loading import load_evaluator
@@ -52,8 +56,8 @@ SPEC_OPTIONS: dict[str, dict[str, type]] = {
     "star2": {"depth": int, "time": float, "seed": int},
     "solver": {"seed": int},
     "mcts": {
-        "model": str, "sims": int, "time": float, "c_puct": float, "batch": int, "threads": int, "chance": str,
-        "solver": bool, "symmetries": bool, "seed": int,
+        "model": str, "search": str, "sims": int, "time": float, "c_puct": float, "batch": int, "threads": int,
+        "chance": str, "solver": bool, "symmetries": bool, "seed": int,
     },
     "policy": {"model": str, "threads": int, "symmetries": bool, "seed": int},
     "human": {"seed": int},
@@ -66,6 +70,10 @@ DETERMINISTIC_SEARCH_KINDS = ("minimax", "alphabeta", "uct")
 CHANCE_MODE_NAMES = ("expectation", "sampling")
 #: the words a yes/no option takes (``solver=true``)
 BOOLEAN_VALUES = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False}
+#: the search of ``mcts`` players without ``search=`` (a name of ``mcts.registry``)
+DEFAULT_SEARCH = "puct"
+#: ``mcts`` options that are fields of the search's settings (``mcts.PUCTConfig.c_puct``, ...)
+SEARCH_SETTING_OPTIONS = ("c_puct", "chance", "solver")
 #: kinds whose ``model`` option is required
 MODEL_KINDS = ("mcts", "policy")
 #: default simulations of ``mcts`` players per move
@@ -100,7 +108,8 @@ def parse_spec(text: str) -> PlayerSpec:
         ValueError: for an empty spec, an unknown kind or option (the message lists the accepted
             ones), a malformed ``KEY=VALUE``, a repeated option, a value of the wrong type or range
             (ints >= 1 for ``depth``/``sims``, finite floats >= 0 for ``time``/``c``/``c_puct``,
-            ints >= 0 for ``seed``, ``expectation`` or ``sampling`` for ``chance``), or a missing ``model`` for ``mcts``/``policy``.
+            ints >= 0 for ``seed``, ``expectation`` or ``sampling`` for ``chance``, a registered search for
+            ``search``), or a missing ``model`` for ``mcts``/``policy``.
     """
     if not isinstance(text, str) or not text.strip():
         raise ValueError(
@@ -133,6 +142,8 @@ def parse_spec(text: str) -> PlayerSpec:
         if key in options:
             raise ValueError(f"{text!r}: option {key!r} given twice")
         options[key] = _convert(text, key, value, accepted[key])
+    if options.get("search", DEFAULT_SEARCH) not in search_names():
+        raise ValueError(f"{text!r}: option 'search' expects one of {list(search_names())}, got {options['search']!r}")
     if options.get("chance", "expectation") not in CHANCE_MODE_NAMES:
         raise ValueError(f"{text!r}: option 'chance' expects one of {list(CHANCE_MODE_NAMES)}, got {options['chance']!r}")
     if kind in MODEL_KINDS and "model" not in options:
@@ -258,11 +269,8 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
     default_simulations = MAX_TIMED_SIMULATIONS if "time" in options else DEFAULT_MCTS_SIMULATIONS
     return players.MCTSPlayer(
         evaluate_fn,
-        num_simulations=options.get("sims", default_simulations),
+        search_settings(spec, options.get("sims", default_simulations)),
         time_limit=options.get("time"),
-        c_puct=options.get("c_puct", 1.25),
-        chance=options.get("chance", "expectation"),
-        solver=options.get("solver", False),
         rng=rng,
         name=name,
         # one leaf a call for a number of simulations (the strongest at equal simulations), several
@@ -273,3 +281,22 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
         ),
         break_ties=True,  # a seeded arena game: ties between equally visited moves go to the generator
     )
+
+
+def search_settings(spec: PlayerSpec, num_simulations: int):
+    """The frozen settings of an ``mcts`` spec's search: ``search=NAME`` (default ``puct``) from
+    ``mcts.registry``, ``num_simulations`` simulations, and the spec's ``SEARCH_SETTING_OPTIONS``
+    (the library's defaults for the rest).
+
+    Raises:
+        ValueError: for an option the named search has no setting for (``c_puct`` with
+            ``search=gumbel``), or a value out of range (as the settings class).
+    """
+    name = spec.options.get("search", DEFAULT_SEARCH)
+    settings_type = algorithm(name).settings_type
+    fields = {f.name for f in dataclasses.fields(settings_type)}
+    given = {option: spec.options[option] for option in SEARCH_SETTING_OPTIONS if option in spec.options}
+    unknown = sorted(set(given) - fields)
+    if unknown:
+        raise ValueError(f"{spec.text!r}: search={name} has no setting {unknown}; its settings: {sorted(fields)}")
+    return settings_from(name, {}, num_simulations=num_simulations, **given)

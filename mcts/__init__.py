@@ -1,11 +1,13 @@
 """Batched Monte Carlo tree search: PUCT (AlphaZero), Gumbel root search, MCTS-solver proofs and
-UCT with random rollouts.
+UCT with random rollouts, behind one interface (``mcts.registry``): a frozen settings object names
+its algorithm, ``run_search`` runs any of them the same way and returns one ``SearchOutput``.
 
 Imports ``games`` only; the network arrives as an ``evaluate_fn`` (see ``mcts.evaluators``).
 Trees are preallocated arrays with a leading batch axis (``mcts.tree``, mctx layout), and the
-per-simulation work for all ``B`` games runs in Numba-compiled kernels (``mcts._kernels``).
+per-simulation work for all ``B`` games runs in Numba-compiled kernels (``mcts.kernels``).
 """
 
+from mcts import algorithms  # noqa: F401 (registers puct, gumbel and uct)
 from mcts.evaluators import (
     random_rollout_evaluator,
     random_rollouts,
@@ -13,7 +15,7 @@ from mcts.evaluators import (
     uniform_evaluator,
     uniform_state_evaluator,
 )
-from mcts.gumbel import GumbelConfig, GumbelOutput, considered_visit_sequence, run_gumbel
+from mcts.gumbel import GumbelConfig, considered_visit_sequence, run_gumbel
 from mcts.policy import (
     GREEDY_TEMPERATURE,
     add_dirichlet_noise,
@@ -25,8 +27,22 @@ from mcts.policy import (
     select_actions,
     visit_policy,
 )
-from mcts.search import CHANCE_MODES, PUCTConfig, SearchOutput, as_puct_config, root_child_proven_values, run_puct
-from mcts.solver import solver_visit_counts
+from mcts.registry import (
+    TIES,
+    Algorithm,
+    SearchOptions,
+    algorithm,
+    algorithm_of,
+    choose_moves,
+    config_key,
+    names,
+    register,
+    run_search,
+    settings_from,
+    unregister,
+)
+from mcts.search import CHANCE_MODES, PUCTConfig, SearchOutput, run_puct, search_loop
+from mcts.solver import playable_actions, root_child_proven_values, solver_visit_counts
 from mcts.tree import (
     NO_PARENT,
     PROVEN_DRAW,
@@ -38,7 +54,7 @@ from mcts.tree import (
     Tree,
     reroot,
 )
-from mcts.uct import DEFAULT_UCT_C, run_uct, uct_search
+from mcts.uct import DEFAULT_UCT_C, UCTConfig, run_uct, uct_search
 
 __all__ = [
     "CHANCE_MODES",
@@ -49,33 +65,46 @@ __all__ = [
     "PROVEN_LOSS",
     "PROVEN_WIN",
     "ROOT_INDEX",
+    "TIES",
     "UNPROVEN",
     "UNVISITED",
+    "Algorithm",
     "GumbelConfig",
-    "GumbelOutput",
     "PUCTConfig",
-    "as_puct_config",
+    "SearchOptions",
     "SearchOutput",
     "Tree",
+    "UCTConfig",
     "add_dirichlet_noise",
+    "algorithm",
+    "algorithm_of",
+    "argmax_random_ties",
+    "choose_moves",
     "completed_q_policy",
+    "config_key",
     "considered_visit_sequence",
     "dirichlet_noise",
     "improved_policy",
     "mask_priors",
+    "names",
+    "playable_actions",
     "random_rollout_evaluator",
     "random_rollouts",
+    "register",
     "reroot",
     "root_child_proven_values",
     "run_gumbel",
     "run_puct",
+    "run_search",
     "run_uct",
-    "argmax_random_ties",
+    "search_loop",
     "select_actions",
+    "settings_from",
     "solver_visit_counts",
     "state_evaluator",
     "uct_search",
     "uniform_evaluator",
     "uniform_state_evaluator",
+    "unregister",
     "visit_policy",
 ]

@@ -23,7 +23,7 @@ from collections.abc import Callable
 import numpy as np
 
 from games.base import NO_WINNER, Game
-from mcts.policy import check_rng
+from mcts.policy import check_rng, mask_priors
 
 EvaluateFn = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
@@ -151,3 +151,26 @@ def symmetry_averaged(game: Game, evaluate_fn: EvaluateFn) -> EvaluateFn:
         return back.mean(axis=0, dtype=np.float32), values.mean(axis=0, dtype=np.float32)
 
     return evaluate
+
+
+def evaluate_leaves(game: Game, evaluate_fn: EvaluateFn, states: np.ndarray, legal: np.ndarray):
+    """Call ``evaluate_fn`` on non-terminal ``states`` ``[N, S]`` with their ``legal`` ``[N, A]``:
+    ``(masked priors [N, A] float32, values [N] float32 clipped to [-1, 1], degenerate [N] bool)``.
+
+    Raises:
+        ValueError: for output of the wrong shape or non-finite values.
+    """
+    inputs = states if takes_states(evaluate_fn) else game.observation(states)
+    priors, values = evaluate_fn(inputs, legal)
+    priors = np.asarray(priors)
+    values = np.asarray(values)
+    count = states.shape[0]
+    if priors.shape != (count, game.num_actions):
+        raise ValueError(f"evaluate_fn: expected priors of shape {(count, game.num_actions)}, got {priors.shape}")
+    if values.shape != (count,):
+        raise ValueError(f"evaluate_fn: expected values of shape ({count},), got {values.shape}")
+    values = values.astype(np.float32)
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"evaluate_fn returned non-finite values: {values[~np.isfinite(values)][:5]}")
+    priors, degenerate = mask_priors(priors, legal)
+    return priors, np.clip(values, -1.0, 1.0), degenerate

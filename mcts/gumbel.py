@@ -13,9 +13,11 @@ One search over ``B`` roots:
    ``k``-th entry, with the largest ``g(a) + log P(a) + sigma(completed Q(a))``; the first ``m``
    simulations therefore visit the Gumbel-top-``m`` actions (``m = min(max_num_considered_actions,
    legal actions)``), and each phase keeps the better half;
-3. below the root the walk is deterministic (``mcts._kernels.RULE_GUMBEL``, sec. 5, eq. 14);
+3. below the root the walk is deterministic (``mcts.kernels.RULE_GUMBEL``, sec. 5, eq. 14);
 4. the action played is the halving winner: the most visited considered action with the best
-   ``g + log P + sigma(completed Q)``. An eliminated action is never played (it has fewer visits);
+   ``g + log P + sigma(completed Q)``. An eliminated action is never played (it has fewer visits).
+   With the MCTS-solver a proven win is played, and proven losses are neither played nor kept
+   alive by the halving while another move is not proven lost (``mcts.solver.playable_actions``);
 5. the policy target is the completed-Q improved policy ``softmax(log P + sigma(completed Q))``
    over every legal root action (``mcts.policy.completed_q_policy``).
 
@@ -28,14 +30,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import ClassVar
 
 import numpy as np
 
-import mcts._kernels as _kernels
 from games.base import Game
 from mcts.evaluators import EvaluateFn
+from mcts.kernels import RULE_GUMBEL, selection_params
 from mcts.policy import check_rng, completed_q_policy, completed_q_sigma
-from mcts.search import SearchOutput, _search, root_child_proven_values
+from mcts.search import LoopSettings, SearchOutput, search_loop
+from mcts.solver import playable_actions, root_child_proven_values
 from mcts.tree import ROOT_INDEX
 
 
@@ -52,6 +56,13 @@ class GumbelConfig:
         solver: MCTS-solver proofs, as ``mcts.PUCTConfig.solver``; a root action proven won is the
             one played.
     """
+
+    algorithm: ClassVar[str] = "gumbel"
+    #: flat keys of ``trainer.config``'s ``mcts`` section for fields named otherwise there
+    config_keys: ClassVar[dict[str, str]] = {
+        "max_num_considered_actions": "gumbel_max_considered_actions", "c_visit": "gumbel_c_visit",
+        "c_scale": "gumbel_c_scale",
+    }
 
     num_simulations: int = 32
     max_num_considered_actions: int = 16
@@ -71,26 +82,6 @@ class GumbelConfig:
                 raise ValueError(f"expected a finite {name} >= 0, got {value!r}")
         if not isinstance(self.solver, (bool, np.bool_)):
             raise ValueError(f"expected a bool solver, got {self.solver!r}")  # noqa: TRY004 (project rule: ValueError)
-
-
-@dataclass
-class GumbelOutput:
-    """A Gumbel search's result.
-
-    Attributes:
-        search: the ``SearchOutput`` (visit counts, Q values, tree, counters).
-        actions: ``[B]`` int64, the Sequential Halving winner of each row (the move to play).
-        policy_targets: ``[B, A]`` float32, the completed-Q improved policy: exactly 0 on illegal
-            actions, one positive entry per legal root action, rows sum to 1.
-        considered: ``[B, A]`` bool, the Gumbel-top-``m`` actions of each row.
-        gumbel: ``[B, A]`` float64, the draw used (0 on illegal actions and when not drawn).
-    """
-
-    search: SearchOutput
-    actions: np.ndarray
-    policy_targets: np.ndarray
-    considered: np.ndarray
-    gumbel: np.ndarray
 
 
 def considered_visit_sequence(max_num_considered_actions: int, num_simulations: int) -> tuple[int, ...]:
@@ -136,18 +127,39 @@ def _visit_table(max_num_considered_actions: int, num_simulations: int) -> np.nd
     return table
 
 
-def _root_scores(tree, gumbel, logits, config, use_solver) -> tuple[np.ndarray, np.ndarray]:
-    """``(g + log P + sigma(completed Q) [B, A] float64, root visits [B, A] int32)``; -inf off the mask."""
+def _root_scores(tree, gumbel, logits, config, use_solver) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(g + log P + sigma(completed Q) [B, A] float64, root visits [B, A] int32, playable [B, A]
+    bool)``; scores are -inf off the mask. ``playable`` is ``mcts.solver.playable_actions`` with
+    the solver (every legal action without it)."""
     legal = tree.children_legal[:, ROOT_INDEX]
     visits = tree.children_visits(ROOT_INDEX)
     q = tree.q_values(ROOT_INDEX)
+    playable = legal
     if use_solver:
         proven = root_child_proven_values(tree)
         q = np.where(np.isnan(proven), q, proven)
+        playable = playable_actions(proven, legal)
     _, sigma = completed_q_sigma(
         tree.root_raw_prior, legal, q, visits, tree.node_raw_value[:, ROOT_INDEX], config.c_visit, config.c_scale
     )
-    return np.where(legal, gumbel + logits + sigma, -np.inf), visits
+    return np.where(legal, gumbel + logits + sigma, -np.inf), visits, playable
+
+
+def _halving_actions(scores, visits, playable, wanted) -> np.ndarray:
+    """Sequential Halving's root action of each row: ``[B]`` int32.
+
+    The best-scoring playable action whose visit count is the schedule's ``wanted[b]``; a row with
+    no playable action at that count (the actions kept alive are proven lost, MCTS-solver) takes
+    the least visited playable action instead, the best-scoring among equals, so proven losses
+    are not kept alive while another move is unproven."""
+    at_level = np.where(playable & (visits == wanted[:, None]), scores, -np.inf)
+    actions = np.argmax(at_level, axis=1)
+    stuck = ~np.isfinite(at_level.max(axis=1))
+    if stuck.any():
+        fewest = np.where(playable, visits, np.iinfo(np.int32).max).min(axis=1, keepdims=True)
+        fallback = np.where(playable & (visits == fewest), scores, -np.inf)
+        actions = np.where(stuck, np.argmax(fallback, axis=1), actions)
+    return actions.astype(np.int32)
 
 
 def run_gumbel(
@@ -157,7 +169,7 @@ def run_gumbel(
     config: GumbelConfig,
     rng: np.random.Generator,
     add_gumbel_noise: bool = True,
-) -> GumbelOutput:
+) -> SearchOutput:
     """Gumbel AlphaZero search of ``config.num_simulations`` simulations from ``B`` root states.
 
     Args:
@@ -169,7 +181,9 @@ def run_gumbel(
         add_gumbel_noise: draw ``g`` (self-play); False uses ``g = 0`` (a deterministic search).
 
     Returns:
-        ``GumbelOutput``.
+        ``SearchOutput`` with ``actions`` the Sequential Halving winners, ``policy_targets`` the
+        completed-Q improved policy (exactly 0 on illegal actions, one positive entry per legal
+        root action, rows sum to 1), and ``considered`` and ``gumbel`` set.
 
     Raises:
         ValueError: as ``mcts.run_puct``, and if ``rng`` is not a ``numpy.random.Generator``.
@@ -193,28 +207,24 @@ def run_gumbel(
                 state["gumbel"] = np.zeros(legal.shape)
             num_considered = np.minimum(config.max_num_considered_actions, legal.sum(axis=1))
             state["num_considered"] = num_considered
-        scores, visits = _root_scores(tree, state["gumbel"], state["logits"], config, config.solver)
-        wanted = table[state["num_considered"], simulation]
-        scores = np.where(visits == wanted[:, None], scores, -np.inf)
-        return np.argmax(scores, axis=1).astype(np.int32)
+        scores, visits, playable = _root_scores(tree, state["gumbel"], state["logits"], config, config.solver)
+        return _halving_actions(scores, visits, playable, table[state["num_considered"], simulation])
 
-    search = _search(
-        game, root_states, evaluate_fn, rng, False, None, num_simulations,
-        rule=_kernels.RULE_GUMBEL, c_puct=0.0, c_base=None, c_init=0.0, fpu_value=0.0, uct_c=0.0,
-        dirichlet_alpha=1.0, dirichlet_epsilon=0.0, use_solver=bool(config.solver),
-        root_action_fn=root_action_fn, c_visit=config.c_visit, c_scale=config.c_scale,
+    selection = selection_params(
+        RULE_GUMBEL, use_solver=config.solver, c_visit=config.c_visit, c_scale=config.c_scale
+    )
+    search = search_loop(
+        game, root_states, evaluate_fn, rng, LoopSettings(num_simulations, selection), root_action_fn=root_action_fn
     )
     tree = search.tree
     legal = tree.children_legal[:, ROOT_INDEX]
-    scores, visits = _root_scores(tree, state["gumbel"], state["logits"], config, config.solver)
-    candidates = visits == visits.max(axis=1, keepdims=True)  # the actions Sequential Halving kept
-    if config.solver:
-        proven = root_child_proven_values(tree)
-        not_lost = candidates & ~(proven == -1.0)
-        candidates = np.where(not_lost.any(axis=1, keepdims=True), not_lost, candidates)
+    scores, visits, playable = _root_scores(tree, state["gumbel"], state["logits"], config, config.solver)
+    # the playable actions Sequential Halving kept: the most visited of them, then the best score
+    most = np.where(playable, visits, -1).max(axis=1, keepdims=True)
+    candidates = playable & (visits == most)
     actions = np.argmax(np.where(candidates, scores, -np.inf), axis=1).astype(np.int64)
     if config.solver:
-        won = proven == 1.0
+        won = root_child_proven_values(tree) == 1.0
         actions = np.where(won.any(axis=1), np.argmax(np.where(won, visits + 1, 0), axis=1), actions)
     policy_targets = completed_q_policy(
         tree.root_raw_prior, legal, search.q_values, visits, tree.node_raw_value[:, ROOT_INDEX],
@@ -224,7 +234,8 @@ def run_gumbel(
     order = np.argsort(-np.where(legal, state["gumbel"] + state["logits"], -np.inf), axis=1, kind="stable")
     ranks = np.argsort(order, axis=1, kind="stable")
     considered = legal & (ranks < state["num_considered"][:, None])
-    return GumbelOutput(
-        search=search, actions=actions, policy_targets=policy_targets, considered=considered,
-        gumbel=state["gumbel"],
-    )
+    search.actions = actions
+    search.policy_targets = policy_targets
+    search.considered = considered
+    search.gumbel = state["gumbel"]
+    return search

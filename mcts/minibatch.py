@@ -9,7 +9,7 @@ as the real values are backed up. This is the minibatch of Leela Chess Zero's se
 virtual loss of Chaslot, Winands & van den Herik, "Parallel Monte-Carlo Tree Search" (2008), as
 AlphaGo used it across threads (Silver et al. 2016, Methods, "Search algorithm").
 
-Selection is ``mcts.run_puct``'s rule (``mcts._kernels.select_leaves``) on the counts with the
+Selection is ``mcts.run_puct``'s rule (``mcts.kernels.select_leaves``) on the counts with the
 virtual visits added::
 
     N'(s, a) = N(s, a) + V(s, a),   N'(s) = N(s) + sum_a V(s, a),
@@ -28,16 +28,18 @@ the engine protocol) and no MCTS-solver.
 
 from __future__ import annotations
 
-import math
 import time
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from games.base import Game, check_batch
-from mcts.evaluators import EvaluateFn
+from mcts.evaluators import EvaluateFn, evaluate_leaves
+from mcts.formulas import puct_exploration, puct_score
+from mcts.kernels import RULE_PUCT, NewNodes, Walks, selection_params
 from mcts.policy import check_rng
-from mcts.search import PUCTConfig, SearchOutput, _evaluate
+from mcts.search import PUCTConfig, SearchOutput, with_visit_choice
 from mcts.tree import ROOT_INDEX, UNPROVEN, empty_tree
 
 #: leaves per network call of a search with a time limit (``mcts:...,time=S``), where collecting
@@ -48,137 +50,134 @@ from mcts.tree import ROOT_INDEX, UNPROVEN, empty_tree
 TIMED_LEAVES_PER_CALL = 8
 
 
-@njit(cache=True)
-def _select_many(
-    children_index, children_prior, children_legal, node_visits, node_value_sum, node_to_play,
-    node_terminal, node_states, parents, action_from_parent, edge_virtual, node_virtual, c_puct, c_base, c_init, use_c_base,
-    fpu_value, max_leaves, out_parent, out_action, out_leaf, out_parent_states,
-):  # pragma: no cover - compiled
-    """Up to ``max_leaves`` walks of one tree with virtual loss; returns how many were found.
+class VirtualLoss(NamedTuple):
+    """The virtual visits of one round's walks: ``edges`` ``[N, A]`` int32 per edge and ``nodes``
+    ``[N]`` int32 per node (their sum over the node's edges)."""
 
-    Walk ``k`` ends at an unexpanded edge (``out_leaf[k] = -1``, ``out_parent[k]``/``out_action[k]``
-    name it, ``out_parent_states[k]`` gets the parent's state) or at a terminal node in the tree
-    (``out_leaf[k]`` = that node). The virtual visits of the walks stay in ``edge_virtual`` and
-    ``node_virtual`` for ``_backup_many`` to take back.
+    edges: np.ndarray
+    nodes: np.ndarray
+
+
+@njit(cache=True)
+def _select_many(t, virtual, params, max_leaves, walks):  # pragma: no cover - compiled
+    """Up to ``max_leaves`` walks of one tree (``t``: ``mcts.tree.Tree.row_arrays``) with virtual
+    loss; returns how many were found.
+
+    Walk ``k`` ends at an unexpanded edge (``walks.leaf[k] = -1``, ``walks.parent[k]`` and
+    ``walks.action[k]`` name it, ``walks.parent_states[k]`` gets the parent's state) or at a
+    terminal node in the tree (``walks.leaf[k]`` = that node). The virtual visits of the walks stay
+    in ``virtual`` for ``_backup_many`` to take back. Scores are ``mcts.formulas``' PUCT.
     """
-    num_actions = children_index.shape[1]
+    num_actions = t.children_index.shape[1]
     count = 0
     for k in range(max_leaves):
         node = 0
         leaf = -1
         action = -1
         while True:
-            if node_terminal[node]:
+            if t.node_terminal[node]:
                 leaf = node
                 break
-            parent_visits = node_visits[node] + node_virtual[node]
-            if use_c_base:
-                c = math.log((1.0 + parent_visits + c_base) / c_base) + c_init
-            else:
-                c = c_puct
-            explore = c * math.sqrt(parent_visits)
+            parent_visits = t.node_visits[node] + virtual.nodes[node]
+            explore = puct_exploration(parent_visits, params.c_puct, params.c_base, params.c_init, params.use_c_base)
             best_action = -1
             best_score = -np.inf
-            player = node_to_play[node]
+            player = t.node_to_play[node]
             for a in range(num_actions):
-                if not children_legal[node, a]:
+                if not t.children_legal[node, a]:
                     continue
-                child = children_index[node, a]
-                virtual = edge_virtual[node, a]
+                child = t.children_index[node, a]
+                edge_virtual = virtual.edges[node, a]
                 child_visits = 0
                 total = 0.0
                 if child >= 0:
-                    child_visits = node_visits[child]
-                    total = node_value_sum[child]
-                    if node_to_play[child] != player:
+                    child_visits = t.node_visits[child]
+                    total = t.node_value_sum[child]
+                    if t.node_to_play[child] != player:
                         total = -total
-                visits = child_visits + virtual
+                visits = child_visits + edge_virtual
                 if visits > 0:
-                    q = (total - virtual) / visits
+                    q = (total - edge_virtual) / visits
                 else:
-                    q = fpu_value
-                score = q + explore * children_prior[node, a] / (1.0 + visits)
+                    q = params.fpu_value
+                score = puct_score(q, t.children_prior[node, a], visits, explore)
                 if best_action < 0 or score > best_score:
                     best_score = score
                     best_action = a
-            child = children_index[node, best_action]
+            child = t.children_index[node, best_action]
             if child < 0:
-                if edge_virtual[node, best_action] > 0:
+                if virtual.edges[node, best_action] > 0:
                     return count  # a collision: another walk of this round expands this edge
                 action = best_action
                 break
             node = child
         # the virtual loss along the path: the new edge (if any), then every edge up to the root
         if leaf < 0:
-            out_parent[count] = node
-            out_action[count] = action
-            out_leaf[count] = -1
-            out_parent_states[count, :] = node_states[node, :]
-            edge_virtual[node, action] += 1
-            node_virtual[node] += 1
+            walks.parent[count] = node
+            walks.action[count] = action
+            walks.leaf[count] = -1
+            walks.parent_states[count, :] = t.node_states[node, :]
+            virtual.edges[node, action] += 1
+            virtual.nodes[node] += 1
         else:
-            out_parent[count] = -1
-            out_action[count] = -1
-            out_leaf[count] = leaf
+            walks.parent[count] = -1
+            walks.action[count] = -1
+            walks.leaf[count] = leaf
         count += 1
-        _apply_path(parents, action_from_parent, edge_virtual, node_virtual, node, 1)
+        _apply_path(t, virtual, node, 1)
     return count
 
 
 @njit(cache=True)
-def _apply_path(parents, action_from_parent, edge_virtual, node_virtual, node, delta):  # pragma: no cover - compiled
+def _apply_path(t, virtual, node, delta):  # pragma: no cover - compiled
     """Add ``delta`` virtual visits to every edge on the path from the root down to ``node``."""
     while True:
-        parent = parents[node]
+        parent = t.parents[node]
         if parent < 0:
             break
-        edge_virtual[parent, action_from_parent[node]] += delta
-        node_virtual[parent] += delta
+        virtual.edges[parent, t.action_from_parent[node]] += delta
+        virtual.nodes[parent] += delta
         node = parent
 
 
 @njit(cache=True)
-def _backup_many(
-    node_visits, node_value_sum, node_raw_value, node_to_play, node_terminal, node_states, parents,
-    action_from_parent, children_index, children_prior, children_legal, num_nodes, edge_virtual,
-    node_virtual, count, leaf_parent, leaf_action, leaf_node, new_states, new_to_play, new_terminal,
-    new_values, new_priors, new_legal,
-):  # pragma: no cover - compiled
-    """Take back the virtual visits of the ``count`` walks, create their leaves, back up the values.
+def _backup_many(t, virtual, count, walks, new):  # pragma: no cover - compiled
+    """Take back the virtual visits of the ``count`` walks, create their leaves (``new``, a
+    ``mcts.kernels.NewNodes`` indexed by walk), back up the values.
 
-    As ``mcts._kernels.expand_and_backup`` for one tree, walk ``k`` in the place of row ``b``.
+    As ``mcts.kernels.expand_and_backup`` for one tree, walk ``k`` in the place of row ``b``.
     """
-    num_actions = children_index.shape[1]
+    num_actions = t.children_index.shape[1]
     for k in range(count):
-        if leaf_node[k] < 0:
-            parent = leaf_parent[k]
-            edge_virtual[parent, leaf_action[k]] -= 1
-            node_virtual[parent] -= 1
-            _apply_path(parents, action_from_parent, edge_virtual, node_virtual, parent, -1)
-            node = num_nodes[0]
-            num_nodes[0] += 1
-            parents[node] = parent
-            action_from_parent[node] = leaf_action[k]
-            children_index[parent, leaf_action[k]] = node
-            node_to_play[node] = new_to_play[k]
-            node_terminal[node] = new_terminal[k]
-            node_states[node, :] = new_states[k, :]
-            node_raw_value[node] = new_values[k]
+        if walks.leaf[k] < 0:
+            parent = walks.parent[k]
+            virtual.edges[parent, walks.action[k]] -= 1
+            virtual.nodes[parent] -= 1
+            _apply_path(t, virtual, parent, -1)
+            node = t.num_nodes[0]
+            t.num_nodes[0] += 1
+            t.parents[node] = parent
+            t.action_from_parent[node] = walks.action[k]
+            t.children_index[parent, walks.action[k]] = node
+            t.node_to_play[node] = new.to_play[k]
+            t.node_terminal[node] = new.terminal[k]
+            t.node_states[node, :] = new.states[k, :]
+            t.node_raw_value[node] = new.values[k]
             for a in range(num_actions):
-                children_prior[node, a] = new_priors[k, a]
-                children_legal[node, a] = new_legal[k, a]
-            value = np.float64(new_values[k])
+                t.children_prior[node, a] = new.priors[k, a]
+                t.children_legal[node, a] = new.legal[k, a]
+            value = np.float64(new.values[k])
         else:
-            node = leaf_node[k]
-            _apply_path(parents, action_from_parent, edge_virtual, node_virtual, node, -1)
-            value = np.float64(node_raw_value[node])
+            node = walks.leaf[k]
+            _apply_path(t, virtual, node, -1)
+            value = np.float64(t.node_raw_value[node])
         while True:
-            node_visits[node] += 1
-            node_value_sum[node] += value
-            parent = parents[node]
+            t.node_visits[node] += 1
+            t.node_value_sum[node] += value
+            parent = t.parents[node]
             if parent < 0:
                 break
-            if node_to_play[parent] != node_to_play[node]:
+            if t.node_to_play[parent] != t.node_to_play[node]:
                 value = -value
             node = parent
 
@@ -240,7 +239,7 @@ def run_puct_minibatch(
     num_actions = game.num_actions
     tree = empty_tree(1, num_simulations + 1, num_actions, game.state_size)
     legal = game.legal_mask(root)
-    priors, values, degenerate = _evaluate(game, evaluate_fn, root, legal)
+    priors, values, degenerate = evaluate_leaves(game, evaluate_fn, root, legal)
     num_degenerate = int(degenerate[0])
     tree.node_states[0, ROOT_INDEX] = root[0]
     tree.node_to_play[0, ROOT_INDEX] = game.to_play(root)[0]
@@ -253,68 +252,57 @@ def run_puct_minibatch(
     tree.num_nodes[0] = 1
 
     k_max = int(leaves_per_call)
-    edge_virtual = np.zeros((num_simulations + 1, num_actions), dtype=np.int32)
-    node_virtual = np.zeros(num_simulations + 1, dtype=np.int32)
-    leaf_parent = np.empty(k_max, dtype=np.int32)
-    leaf_action = np.empty(k_max, dtype=np.int32)
-    leaf_node = np.empty(k_max, dtype=np.int32)
-    parent_states = np.empty((k_max, game.state_size), dtype=np.int64)
-    new_states = np.zeros((k_max, game.state_size), dtype=np.int64)
-    new_to_play = np.zeros(k_max, dtype=np.int8)
-    new_terminal = np.zeros(k_max, dtype=np.bool_)
-    new_values = np.zeros(k_max, dtype=np.float32)
-    new_priors = np.zeros((k_max, num_actions), dtype=np.float32)
-    new_legal = np.zeros((k_max, num_actions), dtype=np.bool_)
-    use_c_base = config.c_base is not None
-    c_base = float(config.c_base) if use_c_base else 1.0
-    t = tree
+    virtual = VirtualLoss(
+        np.zeros((num_simulations + 1, num_actions), dtype=np.int32), np.zeros(num_simulations + 1, dtype=np.int32)
+    )
+    walks = Walks(
+        parent=np.empty(k_max, dtype=np.int32), action=np.empty(k_max, dtype=np.int32),
+        leaf=np.empty(k_max, dtype=np.int32), parent_states=np.empty((k_max, game.state_size), dtype=np.int64),
+    )
+    new = NewNodes(
+        states=np.zeros((k_max, game.state_size), dtype=np.int64), to_play=np.zeros(k_max, dtype=np.int8),
+        terminal=np.zeros(k_max, dtype=np.bool_), values=np.zeros(k_max, dtype=np.float32),
+        priors=np.zeros((k_max, num_actions), dtype=np.float32), legal=np.zeros((k_max, num_actions), dtype=np.bool_),
+    )
+    params = selection_params(
+        RULE_PUCT, c_puct=config.c_puct, c_base=config.c_base, c_init=config.c_init, fpu_value=config.fpu_value
+    )
+    t = tree.row_arrays(0)
     evaluations = 1
     terminal_leaves = 0
     done = 0
     while done < num_simulations:
-        count = _select_many(
-            t.children_index[0], t.children_prior[0], t.children_legal[0], t.node_visits[0],
-            t.node_value_sum[0], t.node_to_play[0], t.node_terminal[0], t.node_states[0], t.parents[0],
-            t.action_from_parent[0], edge_virtual, node_virtual, float(config.c_puct), c_base,
-            float(config.c_init), use_c_base, float(config.fpu_value), min(k_max, num_simulations - done),
-            leaf_parent, leaf_action, leaf_node, parent_states,
-        )
-        expand = np.flatnonzero(leaf_node[:count] < 0)
+        count = _select_many(t, virtual, params, min(k_max, num_simulations - done), walks)
+        expand = np.flatnonzero(walks.leaf[:count] < 0)
         terminal_leaves += count - expand.size
         if expand.size:
-            stepped = game.step(parent_states[expand], leaf_action[expand].astype(np.int64))
+            stepped = game.step(walks.parent_states[expand], walks.action[expand].astype(np.int64))
             terminal = game.terminal(stepped)
-            new_states[expand] = stepped
-            new_to_play[expand] = game.to_play(stepped)
-            new_terminal[expand] = terminal
+            new.states[expand] = stepped
+            new.to_play[expand] = game.to_play(stepped)
+            new.terminal[expand] = terminal
             finished = expand[terminal]
             terminal_leaves += finished.size
-            new_values[finished] = game.terminal_value(stepped[terminal])
-            new_priors[finished] = 0.0
-            new_legal[finished] = False
+            new.values[finished] = game.terminal_value(stepped[terminal])
+            new.priors[finished] = 0.0
+            new.legal[finished] = False
             live = expand[~terminal]
             if live.size:
                 live_states = stepped[~terminal]
                 live_legal = game.legal_mask(live_states)
-                priors, values, degenerate = _evaluate(game, evaluate_fn, live_states, live_legal)
-                new_priors[live] = priors
-                new_legal[live] = live_legal
-                new_values[live] = values
+                priors, values, degenerate = evaluate_leaves(game, evaluate_fn, live_states, live_legal)
+                new.priors[live] = priors
+                new.legal[live] = live_legal
+                new.values[live] = values
                 evaluations += live.size
                 num_degenerate += int(degenerate.sum())
-        _backup_many(
-            t.node_visits[0], t.node_value_sum[0], t.node_raw_value[0], t.node_to_play[0],
-            t.node_terminal[0], t.node_states[0], t.parents[0], t.action_from_parent[0],
-            t.children_index[0], t.children_prior[0], t.children_legal[0], t.num_nodes, edge_virtual,
-            node_virtual, count, leaf_parent, leaf_action, leaf_node, new_states, new_to_play,
-            new_terminal, new_values, new_priors, new_legal,
-        )
+        _backup_many(t, virtual, count, walks, new)
         done += count
         if time_limit is not None and time.perf_counter() - start >= time_limit:
             break
 
     root_values = (tree.node_value_sum[:, ROOT_INDEX] / tree.node_visits[:, ROOT_INDEX]).astype(np.float32)
-    return SearchOutput(
+    output = SearchOutput(
         visit_counts=tree.children_visits(ROOT_INDEX),
         root_values=root_values,
         q_values=tree.q_values(ROOT_INDEX),
@@ -325,4 +313,7 @@ def run_puct_minibatch(
         num_evaluations=np.array([evaluations], dtype=np.int32),
         num_terminal_leaves=np.array([terminal_leaves], dtype=np.int32),
         root_proof=np.array([UNPROVEN], dtype=np.int8),
+        actions=None,
+        policy_targets=None,
     )
+    return with_visit_choice(output, solver=False)

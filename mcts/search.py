@@ -17,7 +17,7 @@ never sent to the evaluator; ``PUCTConfig.chance`` says how it is searched:
   outcomes are created in the same simulation, the outcomes' states evaluated in the same
   evaluator call as the other rows' leaves, and the chance node's value is always the
   probability-weighted mean of its outcomes' values (expectimax's chance rule on the tree's
-  estimates; ``mcts._kernels.expand_and_backup``). Later walks go to the outcome furthest below
+  estimates; ``mcts.kernels.expand_and_backup``). Later walks go to the outcome furthest below
   its share of the visits. A simulation creates up to ``1 + K`` nodes.
 * ``"sampling"``: the chance node is created with one outcome drawn by its probability from the
   search's seeded generator, and every later walk through it draws again (a missing outcome is
@@ -32,18 +32,49 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-import mcts._kernels as _kernels
 from games.base import Game, check_batch, check_not_chance
 from games.checks import is_int
-from mcts.evaluators import EvaluateFn, takes_states
-from mcts.policy import add_dirichlet_noise, check_rng, mask_priors
+from mcts.chance import ChanceBuffers, LeafCounters, expand_with_chance
+from mcts.evaluators import EvaluateFn, evaluate_leaves
+from mcts.kernels import (
+    CHANCE_EXPECTATION,
+    CHANCE_NONE,
+    CHANCE_SAMPLING,
+    NO_FORCED_ACTION,
+    RULE_PUCT,
+    NewNodes,
+    SelectionParams,
+    Walks,
+    expand_and_backup,
+    select_leaves,
+    selection_params,
+)
+from mcts.policy import add_dirichlet_noise, check_rng
+from mcts.solver import root_child_proven_values, solver_visit_counts
 from mcts.tree import PROVEN_DRAW, ROOT_INDEX, UNPROVEN, Tree, empty_tree, grow_tree
 
 #: ``PUCTConfig.chance`` settings, and the kernels' codes for them
-CHANCE_MODES = {"expectation": _kernels.CHANCE_EXPECTATION, "sampling": _kernels.CHANCE_SAMPLING}
+CHANCE_MODES = {"expectation": CHANCE_EXPECTATION, "sampling": CHANCE_SAMPLING}
+
+
+@dataclass(frozen=True)
+class LoopSettings:
+    """What ``search_loop`` takes from an algorithm.
+
+    Attributes:
+        num_simulations: simulations per search, >= 1.
+        selection: the kernels' selection rule and constants (``mcts.kernels.selection_params``).
+        dirichlet_alpha, dirichlet_epsilon: root noise, used when the caller asks for it.
+    """
+
+    num_simulations: int
+    selection: SelectionParams
+    dirichlet_alpha: float = 1.0
+    dirichlet_epsilon: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -64,7 +95,7 @@ class PUCTConfig:
         dirichlet_alpha: root noise concentration, > 0.
         dirichlet_epsilon: root noise weight in ``[0, 1]``.
         solver: MCTS-solver (Winands et al. 2008): back up proven wins, losses and draws, let them
-            drive selection (``mcts._kernels.select_leaves``) and report them exactly
+            drive selection (``mcts.kernels.select_leaves``) and report them exactly
             (``SearchOutput.root_proof``; ``mcts.solver.solver_visit_counts`` for the move).
             Games with chance have no proofs here: the solver must be off for them.
         chance: how chance nodes of games with chance are searched (module docstring):
@@ -73,6 +104,8 @@ class PUCTConfig:
             ``"sampling"`` (one outcome drawn per visit: one evaluation per simulation). Ignored
             by games without chance.
     """
+
+    algorithm: ClassVar[str] = "puct"
 
     num_simulations: int = 800
     c_puct: float = 1.25
@@ -107,23 +140,9 @@ class PUCTConfig:
             raise ValueError(f"expected chance in {list(CHANCE_MODES)}, got {self.chance!r}")
 
 
-def as_puct_config(value) -> PUCTConfig:
-    """``value`` itself when it is a ``PUCTConfig``, else the config of a mapping of its fields.
-
-    Raises:
-        ValueError: as ``PUCTConfig``, for a value out of range or an unknown field name.
-    """
-    if isinstance(value, PUCTConfig):
-        return value
-    try:
-        return PUCTConfig(**value)
-    except TypeError as error:  # an unknown keyword
-        raise ValueError(f"PUCTConfig: {error}") from None
-
-
 @dataclass
 class SearchOutput:
-    """Result of a batched search.
+    """Result of a batched search: the one result type of every algorithm (``mcts.registry``).
 
     Attributes:
         visit_counts: ``[B, A]`` int32, visits of each root child (0 for illegal actions).
@@ -141,6 +160,15 @@ class SearchOutput:
         root_proof: ``[B]`` int8, the root's ``mcts.tree`` proof code (``UNPROVEN`` without the
             solver). With the solver, ``root_values`` of a proven root is its exact proven value
             and ``q_values`` of a proven child its exact value (root player's view).
+        actions: ``[B]`` int64, the move each row plays. Visit-count searches (PUCT, UCT): the most
+            visited root child after the solver's rule (``mcts.solver.solver_visit_counts``),
+            lowest index on ties, until ``mcts.registry.search`` chooses at a temperature or breaks
+            ties; Gumbel: the Sequential Halving winner.
+        policy_targets: ``[B, A]`` float32, the training target: the normalised (solver) visit
+            counts, or Gumbel's completed-Q improved policy; 0 on illegal actions, rows sum to 1.
+        considered: ``[B, A]`` bool, Gumbel only (None otherwise): the Gumbel-top-``m`` actions.
+        gumbel: ``[B, A]`` float64, Gumbel only (None otherwise): the draw ``g`` (0 on illegal
+            actions and when not drawn).
     """
 
     visit_counts: np.ndarray
@@ -153,6 +181,10 @@ class SearchOutput:
     num_evaluations: np.ndarray
     num_terminal_leaves: np.ndarray
     root_proof: np.ndarray
+    actions: np.ndarray
+    policy_targets: np.ndarray
+    considered: np.ndarray | None = None
+    gumbel: np.ndarray | None = None
 
 
 def run_puct(
@@ -168,7 +200,7 @@ def run_puct(
 
     Selection: ``Q(s, a) + c(s) * P(s, a) * sqrt(N(s)) / (1 + N(s, a))`` (AlphaZero,
     Silver et al. 2018 supplementary pseudocode), with ``N(s)`` the node's own visit count and
-    unvisited children valued at ``config.fpu_value``; see ``mcts._kernels.select_leaves``.
+    unvisited children valued at ``config.fpu_value``; see ``mcts.kernels.select_leaves``.
 
     Args:
         game: the rules (batched API of ``games.base.Game``).
@@ -196,41 +228,46 @@ def run_puct(
             ``rng`` that is not a ``numpy.random.Generator``. (Finite values outside ``[-1, 1]``
             are clipped to it.)
     """
-    return _search(
-        game, root_states, evaluate_fn, rng, add_root_noise, tree, config.num_simulations,
-        rule=_kernels.RULE_PUCT, c_puct=config.c_puct, c_base=config.c_base, c_init=config.c_init,
-        fpu_value=config.fpu_value, uct_c=0.0, dirichlet_alpha=config.dirichlet_alpha,
-        dirichlet_epsilon=config.dirichlet_epsilon, use_solver=bool(config.solver),
-        chance_mode=CHANCE_MODES[config.chance],
+    selection = selection_params(
+        RULE_PUCT, c_puct=config.c_puct, c_base=config.c_base, c_init=config.c_init,
+        fpu_value=config.fpu_value, use_solver=config.solver, chance_mode=CHANCE_MODES[config.chance],
     )
+    settings = LoopSettings(config.num_simulations, selection, config.dirichlet_alpha, config.dirichlet_epsilon)
+    output = search_loop(game, root_states, evaluate_fn, rng, settings, add_root_noise, tree)
+    return with_visit_choice(output, bool(config.solver))
 
 
-def _evaluate(game: Game, evaluate_fn: EvaluateFn, states: np.ndarray, legal: np.ndarray):
-    """Call the evaluator on non-terminal ``states``; returns masked priors, values, degenerate."""
-    inputs = states if takes_states(evaluate_fn) else game.observation(states)
-    priors, values = evaluate_fn(inputs, legal)
-    priors = np.asarray(priors)
-    values = np.asarray(values)
-    count = states.shape[0]
-    if priors.shape != (count, game.num_actions):
-        raise ValueError(f"evaluate_fn: expected priors of shape {(count, game.num_actions)}, got {priors.shape}")
-    if values.shape != (count,):
-        raise ValueError(f"evaluate_fn: expected values of shape ({count},), got {values.shape}")
-    values = values.astype(np.float32)
-    if not np.all(np.isfinite(values)):
-        raise ValueError(f"evaluate_fn returned non-finite values: {values[~np.isfinite(values)][:5]}")
-    priors, degenerate = mask_priors(priors, legal)
-    return priors, np.clip(values, -1.0, 1.0), degenerate
+def with_visit_choice(output: SearchOutput, solver: bool) -> SearchOutput:
+    """``output`` with the greedy move and policy target of a visit-count search filled in: the
+    (solver, ``mcts.solver.solver_visit_counts``) visit counts normalised, and their most visited
+    action, lowest index on ties. ``mcts.registry.search`` re-chooses at a temperature."""
+    counts = solver_visit_counts(output) if solver else output.visit_counts
+    output.policy_targets = (counts / counts.sum(axis=1, keepdims=True)).astype(np.float32)
+    output.actions = np.argmax(counts, axis=1).astype(np.int64)
+    return output
 
 
-def _search(
-    game, root_states, evaluate_fn, rng, add_root_noise, tree, num_simulations, *, rule, c_puct,
-    c_base, c_init, fpu_value, uct_c, dirichlet_alpha, dirichlet_epsilon, use_solver=False,
-    root_action_fn=None, c_visit=50.0, c_scale=0.1, chance_mode=None,
+def search_loop(
+    game: Game,
+    root_states: np.ndarray,
+    evaluate_fn: EvaluateFn,
+    rng: np.random.Generator,
+    settings: LoopSettings,
+    add_root_noise: bool = False,
+    tree: Tree | None = None,
+    root_action_fn=None,
 ) -> SearchOutput:
-    """The shared search loop. ``root_action_fn(tree, simulation) -> [B] int32`` forces the root
-    action of each simulation (``mcts.gumbel``); ``rule`` chooses everywhere else. ``chance_mode``
-    (``CHANCE_MODES`` values) searches games with chance; None refuses them."""
+    """The search loop every tree search of this package shares (PUCT, Gumbel, UCT).
+
+    ``settings.selection`` (``mcts.kernels.SelectionParams``) chooses the child at every node;
+    ``root_action_fn(tree, simulation) -> [B] int32`` forces the root action of each simulation
+    (``mcts.gumbel``). A ``selection.chance_mode`` other than ``CHANCE_NONE`` searches games with
+    chance (``mcts.chance``); ``CHANCE_NONE`` refuses them. Arguments otherwise as ``run_puct``.
+    Returns a ``SearchOutput`` whose ``actions`` and ``policy_targets`` are None: the algorithm
+    fills them in (``with_visit_choice`` for visit-count searches). Raises ValueError as
+    ``run_puct``."""
+    num_simulations = int(settings.num_simulations)
+    params = settings.selection
     check_rng(rng)
     check_batch(game, root_states)
     batch = root_states.shape[0]
@@ -241,19 +278,20 @@ def _search(
         raise ValueError(f"root states must not be terminal; rows {np.flatnonzero(root_terminal).tolist()} are")
     num_outcomes = int(game.num_chance_outcomes)
     if num_outcomes:
-        if chance_mode is None:
+        if params.chance_mode == CHANCE_NONE:
             raise ValueError(
                 f"{game.name} has chance states: this search handles games without chance only; "
                 "use run_puct (PUCTConfig.chance) for games with chance"
             )
-        if use_solver:
+        if params.use_solver:
             raise ValueError(f"{game.name} has chance states: the MCTS-solver proves deterministic games only; expected solver=False")
         check_not_chance(game, root_states)
     else:
-        chance_mode = _kernels.CHANCE_NONE
+        params = params._replace(chance_mode=CHANCE_NONE)
+    chance_mode = params.chance_mode
     num_actions = game.num_actions
     width = max(num_actions, num_outcomes)
-    nodes_per_simulation = 1 if not num_outcomes else 1 + num_outcomes if chance_mode == _kernels.CHANCE_EXPECTATION else 2
+    nodes_per_simulation = 1 if not num_outcomes else 1 + num_outcomes if chance_mode == CHANCE_EXPECTATION else 2
     if tree is None:
         tree = empty_tree(batch, nodes_per_simulation * num_simulations + 1, num_actions, game.state_size, num_outcomes)
     else:
@@ -281,7 +319,7 @@ def _search(
     if fresh.size:
         states = root_states[fresh]
         legal = game.legal_mask(states)
-        priors, values, degenerate = _evaluate(game, evaluate_fn, states, legal)
+        priors, values, degenerate = evaluate_leaves(game, evaluate_fn, states, legal)
         num_degenerate[fresh] += degenerate
         num_evaluations[fresh] += 1
         tree.node_states[fresh, ROOT_INDEX] = states
@@ -297,65 +335,54 @@ def _search(
     root_legal = tree.children_legal[:, ROOT_INDEX]
     if add_root_noise:
         tree.children_prior[:, ROOT_INDEX] = add_dirichlet_noise(
-            tree.root_raw_prior, root_legal, dirichlet_alpha, dirichlet_epsilon, rng
+            tree.root_raw_prior, root_legal, settings.dirichlet_alpha, settings.dirichlet_epsilon, rng
         )
     else:
         tree.children_prior[:, ROOT_INDEX] = tree.root_raw_prior
 
-    leaf_parent = np.empty(batch, dtype=np.int32)
-    leaf_action = np.empty(batch, dtype=np.int32)
-    leaf_node = np.empty(batch, dtype=np.int32)
-    parent_states = np.empty((batch, game.state_size), dtype=np.int64)
-    new_states = np.zeros((batch, game.state_size), dtype=np.int64)
-    new_to_play = np.zeros(batch, dtype=np.int8)
-    new_terminal = np.zeros(batch, dtype=np.bool_)
-    new_values = np.zeros(batch, dtype=np.float32)
-    new_priors = np.zeros((batch, width), dtype=np.float32)
-    new_legal = np.zeros((batch, width), dtype=np.bool_)
-    chance = _ChanceBuffers(batch, num_outcomes, width, game.state_size, chance_mode)
-    use_c_base = c_base is not None
-    c_base_value = float(c_base) if use_c_base else 1.0
+    walks = Walks(
+        parent=np.empty(batch, dtype=np.int32), action=np.empty(batch, dtype=np.int32),
+        leaf=np.empty(batch, dtype=np.int32), parent_states=np.empty((batch, game.state_size), dtype=np.int64),
+    )
+    new = NewNodes(
+        states=np.zeros((batch, game.state_size), dtype=np.int64), to_play=np.zeros(batch, dtype=np.int8),
+        terminal=np.zeros(batch, dtype=np.bool_), values=np.zeros(batch, dtype=np.float32),
+        priors=np.zeros((batch, width), dtype=np.float32), legal=np.zeros((batch, width), dtype=np.bool_),
+    )
+    chance = ChanceBuffers(batch, num_outcomes, width, game.state_size, chance_mode)
+    counters = LeafCounters(num_terminal, num_evaluations, num_degenerate)
     all_rows = np.arange(batch)
-    root_actions = np.full(batch, _kernels.NO_FORCED_ACTION, dtype=np.int32)
+    root_actions = np.full(batch, NO_FORCED_ACTION, dtype=np.int32)
+    arrays = tree.arrays()
+    use_solver = bool(params.use_solver)
 
     for simulation in range(num_simulations):
         if root_action_fn is not None:
             root_actions[:] = root_action_fn(tree, simulation)
-        _kernels.select_leaves(
-            tree.children_index, tree.children_prior, tree.children_legal, tree.node_visits,
-            tree.node_value_sum, tree.node_to_play, tree.node_terminal, tree.node_states, rule,
-            float(c_puct), c_base_value, float(c_init), use_c_base, float(fpu_value), float(uct_c),
-            leaf_parent, leaf_action, leaf_node, parent_states,
-            tree.node_raw_value, tree.node_proof, bool(use_solver), root_actions, float(c_visit), float(c_scale),
-            tree.node_chance, tree.chance_probs, chance_mode, chance.seeds(rng),
-        )
-        expand = leaf_node < 0
+        select_leaves(arrays, params, walks, root_actions, chance.seeds(rng))
+        expand = walks.leaf < 0
         if num_outcomes:
-            _expand_with_chance(
-                game, evaluate_fn, rng, tree, chance, expand, leaf_parent, leaf_action, parent_states, new_states,
-                new_to_play, new_terminal, new_values, new_priors, new_legal, num_terminal, num_evaluations, num_degenerate,
-            )
-            _backup(tree, leaf_parent, leaf_action, leaf_node, new_states, new_to_play, new_terminal, new_values,
-                    new_priors, new_legal, use_solver, chance)
+            expand_with_chance(game, evaluate_fn, rng, tree, chance, expand, walks, new, counters)
+            expand_and_backup(arrays, walks, new, chance.outcomes, use_solver, chance_mode)
             continue
         if expand.all():
             rows = all_rows
-            stepped = game.step(parent_states, leaf_action.astype(np.int64))
+            stepped = game.step(walks.parent_states, walks.action.astype(np.int64))
         else:
             rows = np.flatnonzero(expand)
             num_terminal[~expand] += 1
-            stepped = game.step(parent_states[rows], leaf_action[rows].astype(np.int64)) if rows.size else None
+            stepped = game.step(walks.parent_states[rows], walks.action[rows].astype(np.int64)) if rows.size else None
         if rows.size:
             terminal = game.terminal(stepped)
-            new_states[rows] = stepped
-            new_to_play[rows] = game.to_play(stepped)
-            new_terminal[rows] = terminal
+            new.states[rows] = stepped
+            new.to_play[rows] = game.to_play(stepped)
+            new.terminal[rows] = terminal
             if terminal.any():
                 finished = rows[terminal]
                 num_terminal[finished] += 1
-                new_values[finished] = game.terminal_value(stepped[terminal])
-                new_priors[finished] = 0.0
-                new_legal[finished] = False
+                new.values[finished] = game.terminal_value(stepped[terminal])
+                new.priors[finished] = 0.0
+                new.legal[finished] = False
                 live = ~terminal
                 eval_rows = rows[live]
                 eval_states = stepped[live]
@@ -364,15 +391,14 @@ def _search(
                 eval_states = stepped
             if eval_rows.size:
                 legal = game.legal_mask(eval_states)
-                priors, values, degenerate = _evaluate(game, evaluate_fn, eval_states, legal)
-                new_priors[eval_rows] = priors
-                new_legal[eval_rows] = legal
-                new_values[eval_rows] = values
+                priors, values, degenerate = evaluate_leaves(game, evaluate_fn, eval_states, legal)
+                new.priors[eval_rows] = priors
+                new.legal[eval_rows] = legal
+                new.values[eval_rows] = values
                 num_evaluations[eval_rows] += 1
                 if degenerate.any():
                     num_degenerate[eval_rows] += degenerate
-        _backup(tree, leaf_parent, leaf_action, leaf_node, new_states, new_to_play, new_terminal, new_values,
-                new_priors, new_legal, use_solver, chance)
+        expand_and_backup(arrays, walks, new, chance.outcomes, use_solver, chance_mode)
 
     root_values = (tree.node_value_sum[:, ROOT_INDEX] / tree.node_visits[:, ROOT_INDEX]).astype(np.float32)
     q_values = tree.q_values(ROOT_INDEX)
@@ -393,155 +419,8 @@ def _search(
         num_evaluations=num_evaluations,
         num_terminal_leaves=num_terminal,
         root_proof=root_proof,
+        actions=None,
+        policy_targets=None,
     )
 
 
-class _ChanceBuffers:
-    """Per-step arrays of the chance outcomes created below new chance nodes (``K = 0`` columns
-    for games without chance, so the kernels' signatures are the same for every game)."""
-
-    def __init__(self, batch: int, num_outcomes: int, width: int, state_size: int, mode: int) -> None:
-        k = num_outcomes
-        self.mode = int(mode)
-        self.new_chance = np.zeros(batch, dtype=np.bool_)
-        self.probs = np.zeros((batch, k), dtype=np.float64)
-        self.present = np.zeros((batch, k), dtype=np.bool_)
-        self.states = np.zeros((batch, k, state_size), dtype=np.int64)
-        self.to_play = np.zeros((batch, k), dtype=np.int8)
-        self.terminal = np.zeros((batch, k), dtype=np.bool_)
-        self.values = np.zeros((batch, k), dtype=np.float32)
-        self.priors = np.zeros((batch, k, width), dtype=np.float32)
-        self.legal = np.zeros((batch, k, width), dtype=np.bool_)
-        self._seeds = np.zeros(batch, dtype=np.uint64)
-
-    def seeds(self, rng: np.random.Generator) -> np.ndarray:
-        """Fresh SplitMix64 seeds ``[B]`` uint64 from ``rng`` for the walks of one step (sampling
-        mode only; nothing is drawn otherwise, so games without chance keep their random streams)."""
-        if self.mode == _kernels.CHANCE_SAMPLING:
-            self._seeds[:] = rng.integers(0, np.iinfo(np.int64).max, size=self._seeds.shape[0], dtype=np.int64).astype(np.uint64)
-        return self._seeds
-
-
-def _backup(tree, leaf_parent, leaf_action, leaf_node, new_states, new_to_play, new_terminal, new_values,
-            new_priors, new_legal, use_solver, chance: _ChanceBuffers) -> None:
-    _kernels.expand_and_backup(
-        tree.node_visits, tree.node_value_sum, tree.node_raw_value, tree.node_to_play,
-        tree.node_terminal, tree.node_states, tree.parents, tree.action_from_parent,
-        tree.children_index, tree.children_prior, tree.children_legal, tree.num_nodes,
-        leaf_parent, leaf_action, leaf_node, new_states, new_to_play, new_terminal, new_values,
-        new_priors, new_legal, tree.node_proof, bool(use_solver),
-        tree.node_chance, tree.chance_probs, chance.mode, chance.new_chance, chance.probs, chance.present,
-        chance.states, chance.to_play, chance.terminal, chance.values, chance.priors, chance.legal,
-    )
-
-
-def _expand_with_chance(
-    game, evaluate_fn, rng, tree, chance: _ChanceBuffers, expand, leaf_parent, leaf_action, parent_states,
-    new_states, new_to_play, new_terminal, new_values, new_priors, new_legal, num_terminal, num_evaluations,
-    num_degenerate,
-) -> None:
-    """One step's new leaves of a game with chance: play the decisions (``step``) and the chance
-    outcomes (``apply_chance``) that end the walks, create the outcomes of new chance nodes (all,
-    or one drawn with ``rng``), and evaluate every new non-terminal decision state in one call."""
-    num_actions = game.num_actions
-    chance.new_chance[:] = False
-    chance.present[:] = False
-    num_terminal[~expand] += 1
-    rows = np.flatnonzero(expand)
-    if not rows.size:
-        return
-    from_chance = tree.node_chance[rows, leaf_parent[rows]]
-    stepped = np.empty((rows.size, game.state_size), dtype=np.int64)
-    if from_chance.any():
-        stepped[from_chance] = game.apply_chance(parent_states[rows[from_chance]], leaf_action[rows[from_chance]].astype(np.int64))
-    if (~from_chance).any():
-        stepped[~from_chance] = game.step(parent_states[rows[~from_chance]], leaf_action[rows[~from_chance]].astype(np.int64))
-    is_chance = game.is_chance(stepped)
-    _check_no_chain(game, is_chance & from_chance)
-    new_states[rows] = stepped
-    new_to_play[rows] = game.to_play(stepped)
-    new_terminal[rows] = game.terminal(stepped)
-    # Leaves to evaluate: the decision leaves themselves and the outcomes below new chance nodes.
-    leaf_rows = rows[~is_chance]
-    leaf_states = stepped[~is_chance]
-    chance_rows = rows[is_chance]
-    outcome_rows = np.zeros(0, dtype=np.int64)
-    outcome_index = np.zeros(0, dtype=np.int64)
-    outcome_states = np.zeros((0, game.state_size), dtype=np.int64)
-    if chance_rows.size:
-        chance_states = stepped[is_chance]
-        probs = game.chance_probabilities(chance_states)
-        if chance.mode == _kernels.CHANCE_EXPECTATION:
-            parent, outcome = np.nonzero(probs > 0)
-        else:
-            parent = np.arange(chance_rows.size)
-            outcome = game.sample_chance(chance_states, rng)
-        outcome_rows = chance_rows[parent]
-        outcome_index = outcome.astype(np.int64)
-        outcome_states = game.apply_chance(chance_states[parent], outcome_index)
-        _check_no_chain(game, game.is_chance(outcome_states))
-        chance.new_chance[chance_rows] = True
-        chance.probs[chance_rows] = probs
-        chance.present[outcome_rows, outcome_index] = True
-        chance.states[outcome_rows, outcome_index] = outcome_states
-        chance.to_play[outcome_rows, outcome_index] = game.to_play(outcome_states)
-        new_priors[chance_rows] = 0.0
-        new_legal[chance_rows] = False
-        new_legal[chance_rows, : probs.shape[1]] = probs > 0
-    all_states = np.concatenate([leaf_states, outcome_states])
-    terminal = game.terminal(all_states)
-    values = np.zeros(all_states.shape[0], dtype=np.float32)
-    priors = np.zeros((all_states.shape[0], new_priors.shape[1]), dtype=np.float32)
-    legal = np.zeros((all_states.shape[0], new_legal.shape[1]), dtype=np.bool_)
-    owner = np.concatenate([leaf_rows, outcome_rows])
-    if terminal.any():
-        values[terminal] = game.terminal_value(all_states[terminal])
-        np.add.at(num_terminal, owner[terminal], 1)
-    live = np.flatnonzero(~terminal)
-    if live.size:
-        live_legal = game.legal_mask(all_states[live])
-        live_priors, live_values, degenerate = _evaluate(game, evaluate_fn, all_states[live], live_legal)
-        values[live] = live_values
-        priors[live, :num_actions] = live_priors
-        legal[live, :num_actions] = live_legal
-        np.add.at(num_evaluations, owner[live], 1)
-        np.add.at(num_degenerate, owner[live], degenerate.astype(np.int32))
-    count = leaf_rows.size
-    new_values[leaf_rows] = values[:count]
-    new_priors[leaf_rows] = priors[:count]
-    new_legal[leaf_rows] = legal[:count]
-    if chance_rows.size:
-        chance.terminal[outcome_rows, outcome_index] = terminal[count:]
-        chance.values[outcome_rows, outcome_index] = values[count:]
-        chance.priors[outcome_rows, outcome_index] = priors[count:]
-        chance.legal[outcome_rows, outcome_index] = legal[count:]
-        # The chance node's value, from the view of the player who rolled: the probability-weighted
-        # mean of its outcomes (expectation) or the drawn outcome's value (sampling).
-        roller = new_to_play[outcome_rows]
-        signed = np.where(chance.to_play[outcome_rows, outcome_index] == roller, 1.0, -1.0) * values[count:]
-        weights = chance.probs[outcome_rows, outcome_index] if chance.mode == _kernels.CHANCE_EXPECTATION else 1.0
-        totals = np.zeros(new_values.shape[0], dtype=np.float64)
-        np.add.at(totals, outcome_rows, weights * signed)
-        new_values[chance_rows] = totals[chance_rows]
-        new_terminal[chance_rows] = False
-
-
-def _check_no_chain(game: Game, chained: np.ndarray) -> None:
-    if np.any(chained):
-        raise ValueError(
-            f"{game.name}: a chance outcome led to another chance state; the search expects a "
-            "decision or a finished state after each chance outcome"
-        )
-
-
-def root_child_proven_values(tree: Tree) -> np.ndarray:
-    """Exact proven value of each root child from the root player's view: ``[B, A]`` float32,
-    NaN where the child is not created or not proven (MCTS-solver; see ``mcts.tree``)."""
-    rows = np.arange(tree.batch_size)[:, None]
-    children = tree.children_index[:, ROOT_INDEX]
-    safe = np.maximum(children, 0)
-    proof = tree.node_proof[rows, safe]
-    value = proof.astype(np.float32) - PROVEN_DRAW
-    same = tree.node_to_play[rows, safe] == tree.node_to_play[:, ROOT_INDEX][:, None]
-    value = np.where(same, value, -value)
-    return np.where((children >= 0) & (proof != UNPROVEN), value, np.nan).astype(np.float32)

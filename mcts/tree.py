@@ -23,6 +23,7 @@ arrays then have ``W = max(A, K)`` columns; decision nodes use the first ``A``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -39,6 +40,29 @@ UNPROVEN = 0
 PROVEN_LOSS = 1
 PROVEN_DRAW = 2
 PROVEN_WIN = 3
+
+
+class TreeArrays(NamedTuple):
+    """The arrays of a ``Tree`` as one record for compiled kernels (Numba compiles a NamedTuple of
+    arrays; mctx passes its ``Tree`` the same way). Fields, shapes and dtypes as ``Tree``'s; the
+    arrays are the tree's own (no copies), so a kernel's writes land in the tree."""
+
+    node_visits: np.ndarray
+    node_value_sum: np.ndarray
+    node_raw_value: np.ndarray
+    node_to_play: np.ndarray
+    node_terminal: np.ndarray
+    node_states: np.ndarray
+    parents: np.ndarray
+    action_from_parent: np.ndarray
+    children_index: np.ndarray
+    children_prior: np.ndarray
+    children_legal: np.ndarray
+    num_nodes: np.ndarray
+    root_raw_prior: np.ndarray
+    node_proof: np.ndarray
+    node_chance: np.ndarray
+    chance_probs: np.ndarray
 
 
 @dataclass
@@ -85,6 +109,18 @@ class Tree:
     node_proof: np.ndarray
     node_chance: np.ndarray
     chance_probs: np.ndarray
+
+    def arrays(self) -> TreeArrays:
+        """The tree's arrays as one ``TreeArrays`` record (the same arrays, not copies)."""
+        return TreeArrays(**{name: getattr(self, name) for name in TreeArrays._fields})
+
+    def row_arrays(self, row: int) -> TreeArrays:
+        """Row ``row``'s arrays without the batch axis (views; ``num_nodes`` stays a ``[1]``
+        array so a kernel can count nodes in it), for kernels over one tree (``mcts.minibatch``)."""
+        return TreeArrays(**{
+            name: getattr(self, name)[row : row + 1] if name == "num_nodes" else getattr(self, name)[row]
+            for name in TreeArrays._fields
+        })
 
     @property
     def batch_size(self) -> int:
@@ -241,14 +277,7 @@ def reroot(tree: Tree, actions: np.ndarray) -> Tree:
     new = empty_tree(
         tree.batch_size, max(1, int(sizes.max())), tree.num_actions, tree.node_states.shape[2], tree.num_chance_outcomes
     )
-    _copy_subtrees(
-        order, sizes, tree.node_visits, tree.node_value_sum, tree.node_raw_value, tree.node_to_play,
-        tree.node_terminal, tree.node_states, tree.parents, tree.action_from_parent,
-        tree.children_index, tree.children_prior, tree.children_legal,
-        new.node_visits, new.node_value_sum, new.node_raw_value, new.node_to_play,
-        new.node_terminal, new.node_states, new.parents, new.action_from_parent,
-        new.children_index, new.children_prior, new.children_legal,
-    )
+    _copy_subtrees(order, sizes, tree.arrays(), new.arrays())
     new.num_nodes[:] = sizes
     kept = order[:, : new.capacity]
     new.node_proof[:] = np.where(kept >= 0, np.take_along_axis(tree.node_proof, np.maximum(kept, 0), axis=1), 0)
@@ -283,14 +312,13 @@ def _subtree_order(children_index, new_roots, order, sizes):  # pragma: no cover
 
 
 @njit(cache=True)
-def _copy_subtrees(
-    order, sizes, visits, value_sum, raw_value, to_play, terminal, states, parents, action_from_parent,
-    children_index, children_prior, children_legal,
-    new_visits, new_value_sum, new_raw_value, new_to_play, new_terminal, new_states, new_parents,
-    new_action_from_parent, new_children_index, new_children_prior, new_children_legal,
-):  # pragma: no cover - compiled
-    batch, capacity = visits.shape
-    num_actions = children_index.shape[2]
+def _copy_subtrees(order, sizes, old_tree, new_tree):  # pragma: no cover - compiled
+    """Copy node ``order[b, i]`` of ``old_tree`` (``TreeArrays``) to node ``i`` of ``new_tree``
+    for ``i < sizes[b]``, renumbering parents and children (proofs and chance arrays: ``reroot``)."""
+    t = old_tree
+    n = new_tree
+    batch, capacity = t.node_visits.shape
+    num_actions = t.children_index.shape[2]
     old_to_new = np.full(capacity, -1, dtype=np.int32)
     for b in range(batch):
         size = sizes[b]
@@ -298,23 +326,23 @@ def _copy_subtrees(
             old_to_new[order[b, i]] = i
         for i in range(size):
             old = order[b, i]
-            new_visits[b, i] = visits[b, old]
-            new_value_sum[b, i] = value_sum[b, old]
-            new_raw_value[b, i] = raw_value[b, old]
-            new_to_play[b, i] = to_play[b, old]
-            new_terminal[b, i] = terminal[b, old]
-            new_states[b, i, :] = states[b, old, :]
+            n.node_visits[b, i] = t.node_visits[b, old]
+            n.node_value_sum[b, i] = t.node_value_sum[b, old]
+            n.node_raw_value[b, i] = t.node_raw_value[b, old]
+            n.node_to_play[b, i] = t.node_to_play[b, old]
+            n.node_terminal[b, i] = t.node_terminal[b, old]
+            n.node_states[b, i, :] = t.node_states[b, old, :]
             if i == 0:
-                new_parents[b, i] = -1
-                new_action_from_parent[b, i] = -1
+                n.parents[b, i] = -1
+                n.action_from_parent[b, i] = -1
             else:
-                new_parents[b, i] = old_to_new[parents[b, old]]
-                new_action_from_parent[b, i] = action_from_parent[b, old]
+                n.parents[b, i] = old_to_new[t.parents[b, old]]
+                n.action_from_parent[b, i] = t.action_from_parent[b, old]
             for a in range(num_actions):
-                child = children_index[b, old, a]
-                new_children_index[b, i, a] = old_to_new[child] if child >= 0 else -1
-                new_children_prior[b, i, a] = children_prior[b, old, a]
-                new_children_legal[b, i, a] = children_legal[b, old, a]
+                child = t.children_index[b, old, a]
+                n.children_index[b, i, a] = old_to_new[child] if child >= 0 else -1
+                n.children_prior[b, i, a] = t.children_prior[b, old, a]
+                n.children_legal[b, i, a] = t.children_legal[b, old, a]
         for i in range(size):
             old_to_new[order[b, i]] = -1
 

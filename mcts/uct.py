@@ -15,19 +15,48 @@ child (the robust child, Browne et al. 2012, sec. 3.3.3), lowest action index on
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-import mcts._kernels as _kernels
 from games.base import Game, check_batch
 from games.checks import is_int
 from mcts.evaluators import EvaluateFn, random_rollout_evaluator
-from mcts.search import SearchOutput, _search
+from mcts.kernels import RULE_UCT, selection_params
+from mcts.search import LoopSettings, SearchOutput, search_loop, with_visit_choice
 from mcts.tree import Tree
 from mcts.uct_compiled import compiled_uct_search
 
 #: The usual UCB1 exploration constant on [0, 1] results (about sqrt(2)).
 DEFAULT_UCT_C = 1.4
+
+
+@dataclass(frozen=True)
+class UCTConfig:
+    """Settings of UCT with random rollouts (the ``uct`` search of ``mcts.registry``).
+
+    Attributes:
+        num_simulations: simulations per search, >= 1; each adds one node and runs its playouts.
+        c: UCB1 exploration constant on ``[0, 1]``-scaled results, finite, >= 0.
+        num_rollouts: random playouts per new leaf, >= 1 (used when no evaluator is given).
+
+    Raises:
+        ValueError: for a value out of range.
+    """
+
+    algorithm: ClassVar[str] = "uct"
+    #: flat keys of ``trainer.config``'s ``mcts`` section for fields named otherwise there
+    config_keys: ClassVar[dict[str, str]] = {"c": "uct_c", "num_rollouts": "uct_num_rollouts"}
+
+    num_simulations: int = 1000
+    c: float = DEFAULT_UCT_C
+    num_rollouts: int = 1
+
+    def __post_init__(self) -> None:
+        _check_options(self.num_simulations, self.c)
+        if not is_int(self.num_rollouts) or self.num_rollouts < 1:
+            raise ValueError(f"expected an int num_rollouts >= 1, got {self.num_rollouts!r}")
 
 
 def run_uct(
@@ -62,11 +91,9 @@ def run_uct(
     _check_options(num_simulations, c)
     if evaluate_fn is None:
         evaluate_fn = random_rollout_evaluator(game, rng, num_rollouts)
-    return _search(
-        game, root_states, evaluate_fn, rng, False, tree, int(num_simulations),
-        rule=_kernels.RULE_UCT, c_puct=0.0, c_base=None, c_init=0.0, fpu_value=0.0, uct_c=float(c),
-        dirichlet_alpha=1.0, dirichlet_epsilon=0.0,
-    )
+    settings = LoopSettings(int(num_simulations), selection_params(RULE_UCT, uct_c=c))
+    output = search_loop(game, root_states, evaluate_fn, rng, settings, tree=tree)
+    return with_visit_choice(output, solver=False)
 
 
 def _check_options(num_simulations, c) -> None:

@@ -8,7 +8,7 @@ per node), and the rules come from the game as compiled single-state functions
 (``games.base.CompiledRules``, ``Game.compiled_rules``).
 
 The algorithm is that of ``mcts.uct.run_uct`` (Kocsis & Szepesvari 2006, "Bandit based
-Monte-Carlo Planning"): UCB1 on results scaled to ``[0, 1]``,
+Monte-Carlo Planning"): UCB1 on results scaled to ``[0, 1]`` (``mcts.formulas.ucb1_score``),
 
     score(s, a) = (Q(s, a) + 1) / 2 + c * sqrt(ln N(s) / N(s, a)),    untried actions first,
 
@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit
 
 from games.base import CompiledRules, Game
+from mcts.formulas import ucb1_score
 from mcts.policy import check_rng
 
 #: error codes of the kernel
@@ -149,7 +150,7 @@ def _build_kernel(rules: CompiledRules):
                         q = value_sum[child] / visits[child]
                         if to_play[child] != player:
                             q = -q
-                        score = 0.5 * (q + 1.0) + c * math.sqrt(log_parent / visits[child])
+                        score = ucb1_score(q, visits[child], log_parent, c)
                     if best_action < 0 or score > best_score:
                         best_score = score
                         best_action = a

@@ -35,6 +35,7 @@ import games
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.gating import GatingWorker  # noqa: E402
+from mcts import PUCTConfig  # noqa: E402
 from networks import build_network  # noqa: E402
 from networks.config import INFERENCE_RUNTIMES, NetworkConfig  # noqa: E402
 from trainer.config import ArenaSchema  # noqa: E402
@@ -59,7 +60,7 @@ def main(argv=None) -> dict:
     network = NetworkConfig(**games.knowledge(game).default_network())
     workers = {
         runtime: GatingWorker(
-            args.game, network.to_dict(), {"num_simulations": args.simulations, "c_puct": 1.25},
+            args.game, network.to_dict(), PUCTConfig(num_simulations=args.simulations, c_puct=1.25),
             num_games=args.games, threshold=defaults.threshold, opening_random_plies=games.knowledge(game).default_opening_plies,
             seed=0, inference=runtime,
         )

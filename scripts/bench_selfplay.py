@@ -88,7 +88,7 @@ from selfplay.runner import SelfPlayRunner, SelfPlayStats
 #: and configs/game/tictactoe.yaml).
 DEFAULT_CONFIGS = {
     "connect4": ("network/b4c32.yaml", "mcts/default.yaml", "selfplay/default.yaml"),
-    "tictactoe": ("network/mlp128x2.yaml", "mcts/tictactoe.yaml", "selfplay/tictactoe.yaml"),
+    "tictactoe": ("network/mlp128x2.yaml", "mcts/default.yaml", "selfplay/tictactoe.yaml"),  # mcts/tictactoe.yaml: default.yaml
 }
 GAME_CHOICES = tuple(DEFAULT_CONFIGS)
 DEFAULT_JSON = REPO_ROOT / "docs" / "results" / "bench_selfplay.json"

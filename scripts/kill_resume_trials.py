@@ -206,13 +206,14 @@ def play_best_model(run_dir: Path) -> dict:
     """Load ``best/model.pt`` and play one game of it (with 16-simulation PUCT) against itself."""
     import games
     from arena.players import MCTSPlayer, play_game
+    from mcts import PUCTConfig
     from networks.checkpoint import load_model
     from networks.evaluator import TorchEvaluator
 
     game = games.make("tictactoe")
     model, _metadata = load_model(run_dir / "best" / "model.pt", expected_game=game)
     evaluate = TorchEvaluator(model, device="cpu").evaluate
-    player = MCTSPlayer(evaluate, num_simulations=16, rng=0)
+    player = MCTSPlayer(evaluate, PUCTConfig(num_simulations=16), rng=0)
     winner, actions = play_game(game, player, player)
     return {
         "winner": int(winner),

@@ -6,12 +6,12 @@ restarts finished ones. Positions are recorded into preallocated ``[K, max_game_
 arrays, so recording costs one vectorised write per ply. Finished games are handed over whole as
 ``GameRecord``s (copies: a later change to a live board changes nothing handed over).
 
-The search is PUCT (``mcts.PUCTConfig``: Dirichlet root noise, moves sampled by visit count at a
-temperature for the first ``temperature_plies`` plies, then greedy; Silver et al. 2017, Methods,
-"Self-play"; greedy ties between equally visited moves go to the run's seeded generator,
-``mcts.select_actions``; with ``solver`` on, proven results override the counts, ``mcts.solver_visit_counts``)
-or Gumbel (``mcts.GumbelConfig``: the Sequential Halving winner is played and the completed-Q
-improved policy is the policy target; Danihelka et al. 2022).
+The search is any registered one (``mcts.registry``; PUCT, Gumbel, ...), held as its frozen
+settings and run by ``mcts.run_search`` with root noise on for full searches, the move sampled at
+a temperature for the first ``temperature_plies`` plies and greedy afterwards (Silver et al. 2017,
+Methods, "Self-play"; greedy ties go to the run's seeded generator), and the search's policy
+target recorded (visit counts, or Gumbel's completed-Q improved policy). The move-choice rule,
+proofs of the MCTS-solver included, is ``mcts.registry``'s.
 
 Playout cap randomisation (Wu 2019, "Accelerating Self-Play Learning in Go", sec. 5): with
 ``full_search_probability`` p < 1, each ply is a full search (``num_simulations``, root noise on,
@@ -43,7 +43,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from games.base import NO_WINNER, Game
-from mcts import GumbelConfig, PUCTConfig, reroot, run_gumbel, run_puct, select_actions, solver_visit_counts
+from mcts import algorithm_of, reroot, run_search
 from selfplay.records import GameRecord
 
 #: accepted ``value_target`` settings
@@ -121,8 +121,9 @@ class SelfPlayRunner:
         game: the rules.
         evaluate_fn: ``(observations [B,C,H,W] float32, legal_mask [B,A] bool) -> (priors [B,A],
             values [B])``, values for the player to move (see ``mcts.evaluators``).
-        search_config: ``mcts.PUCTConfig`` or ``mcts.GumbelConfig``; root noise (Dirichlet, or the
-            Gumbel draw) is on for every full search (self-play roots only; arena searches have none).
+        search_config: the frozen settings of a registered search (``mcts.PUCTConfig``,
+            ``mcts.GumbelConfig``, ...); root noise (Dirichlet, or the Gumbel draw) is on for every
+            full search (self-play roots only; arena searches have none).
         num_games: K, the games kept in flight.
         rng: the only source of randomness (noise and move sampling).
         temperature: move-sampling temperature for the first ``temperature_plies`` plies.
@@ -135,22 +136,22 @@ class SelfPlayRunner:
         cheap_simulations: N_cheap, simulations of a cheap search, in ``[1, num_simulations]``
             (read only when p < 1).
         value_target: ``"z"``, ``"q"`` or ``"mix"`` (module docstring).
-        reuse_tree: subtree reuse (PUCT only): the next search of a game starts from the subtree
+        reuse_tree: subtree reuse (searches that reuse trees, ``mcts.Algorithm.reuses_tree``): the next search of a game starts from the subtree
             below the move played (``mcts.tree.reroot``), with its visit counts and values, and
             fresh root noise; finished games and :meth:`reset_trees` (new weights) start empty.
 
     Raises:
         ValueError: for ``num_games`` < 1, a negative temperature or ``temperature_plies``, a
             ``full_search_probability`` outside ``(0, 1]``, ``cheap_simulations`` outside
-            ``[1, num_simulations]`` with p < 1, an unknown ``value_target``, or ``reuse_tree``
-            with a Gumbel search.
+            ``[1, num_simulations]`` with p < 1, an unknown ``value_target``, settings of no
+            registered search, or ``reuse_tree`` with a search that does not reuse trees.
     """
 
     def __init__(
         self,
         game: Game,
         evaluate_fn,
-        search_config: PUCTConfig | GumbelConfig,
+        search_config,
         num_games: int,
         rng: np.random.Generator,
         temperature: float = 1.0,
@@ -163,16 +164,15 @@ class SelfPlayRunner:
         value_target: str = "z",
         reuse_tree: bool = False,
     ) -> None:
-        if not isinstance(search_config, (PUCTConfig, GumbelConfig)):
-            raise ValueError(f"expected a PUCTConfig or GumbelConfig, got {type(search_config).__name__}")  # noqa: TRY004 (project rule: ValueError)
+        algorithm = algorithm_of(search_config)
         if not 0.0 < full_search_probability <= 1.0:
             raise ValueError(f"expected full_search_probability in (0, 1], got {full_search_probability}")
         if full_search_probability < 1.0 and not 1 <= cheap_simulations <= search_config.num_simulations:
             raise ValueError(
                 f"expected cheap_simulations in [1, {search_config.num_simulations}], got {cheap_simulations}"
             )
-        if reuse_tree and isinstance(search_config, GumbelConfig):
-            raise ValueError("reuse_tree: expected a PUCTConfig search, got a GumbelConfig")
+        if reuse_tree and not algorithm.reuses_tree:
+            raise ValueError(f"reuse_tree: the {algorithm.name} search does not reuse trees")
         if value_target not in VALUE_TARGETS:
             raise ValueError(f"expected value_target in {list(VALUE_TARGETS)}, got {value_target!r}")
         if num_games < 1:
@@ -293,14 +293,12 @@ class SelfPlayRunner:
 
     def _search(self, states, plies, config, full: bool):
         """One batched search: ``(SearchOutput, policy targets [K, A] float32, actions [K] int64)``."""
-        if isinstance(config, GumbelConfig):
-            result = run_gumbel(self.game, states, self.evaluate_fn, config, self.rng, add_gumbel_noise=full)
-            return result.search, result.policy_targets, result.actions
-        output = run_puct(self.game, states, self.evaluate_fn, config, self.rng, add_root_noise=full, tree=self._tree)
-        counts = solver_visit_counts(output) if config.solver else output.visit_counts
-        policy = (counts / counts.sum(axis=1, keepdims=True)).astype(np.float32)
         temperatures = np.where(plies < self.temperature_plies, self.temperature, 0.0)
-        return output, policy, select_actions(counts, temperatures, self.rng, break_ties=True)
+        output = run_search(
+            self.game, states, self.evaluate_fn, config, self.rng, explore=full, temperature=temperatures,
+            ties="random", tree=self._tree,
+        )
+        return output, output.policy_targets, output.actions
 
     def reset_trees(self) -> None:
         """Drop the reused trees (their evaluations came from weights no longer used)."""

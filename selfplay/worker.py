@@ -14,7 +14,6 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 import games
-from mcts import GumbelConfig, PUCTConfig, as_puct_config
 from networks import build_network
 from networks.config import INFERENCE_RUNTIMES, NetworkConfig, as_network_config
 from selfplay.eval_cache import EvaluationCache
@@ -32,7 +31,8 @@ class SelfPlayWorker:
     Args:
         game_name: registry id.
         network_config: the frozen ``NetworkConfig`` (a ``NetworkConfig.to_dict()`` dict is read too).
-        puct_config: the frozen ``mcts.PUCTConfig`` (a dict of its keyword arguments is read too).
+        search_config: the frozen settings of a registered search (``mcts.registry``:
+            ``mcts.PUCTConfig``, ``mcts.GumbelConfig``, ...).
         num_games: K.
         moves_per_call: plies per ``play`` call.
         temperature, temperature_plies: move sampling (see ``SelfPlayRunner``).
@@ -41,8 +41,6 @@ class SelfPlayWorker:
         device: ``"auto"``, ``"cpu"`` or ``"cuda"`` for the network.
         torch_threads: intra-op threads of torch in this process.
         random_opening_plies, reuse_tree: see ``SelfPlayRunner``.
-        gumbel_config: the frozen ``mcts.GumbelConfig`` (or its keyword arguments); when given the search is
-            Gumbel (and ``puct_config`` is unused), else PUCT.
         full_search_probability, cheap_simulations, value_target: see ``SelfPlayRunner``.
         eval_cache_size: slots of the evaluation cache (``selfplay.eval_cache``); 0 = no cache.
         inference: ``"torch"`` (``networks.evaluator.TorchEvaluator``) or ``"onnx"``: each new set
@@ -57,7 +55,7 @@ class SelfPlayWorker:
         self,
         game_name: str,
         network_config: NetworkConfig | Mapping,
-        puct_config: PUCTConfig | Mapping,
+        search_config,
         num_games: int,
         moves_per_call: int,
         temperature: float,
@@ -68,7 +66,6 @@ class SelfPlayWorker:
         torch_threads: int = 1,
         random_opening_plies: int = 0,
         sink: Callable[[list[GameRecord]], None] | None = None,
-        gumbel_config: GumbelConfig | Mapping | None = None,
         full_search_probability: float = 1.0,
         cheap_simulations: int = 1,
         value_target: str = "z",
@@ -92,10 +89,6 @@ class SelfPlayWorker:
         self.network_config = network.to_dict()
         self.onnx = self._onnx_evaluator() if inference == "onnx" else None
         self.cache = EvaluationCache(self.game, self.evaluate, eval_cache_size) if eval_cache_size else None
-        if gumbel_config is None:
-            search_config = as_puct_config(puct_config)
-        else:
-            search_config = gumbel_config if isinstance(gumbel_config, GumbelConfig) else GumbelConfig(**gumbel_config)
         self.moves_per_call = int(moves_per_call)
         self.sink = sink
         self.version = -1

@@ -133,11 +133,11 @@ def test_network_rates_equal_the_per_position_search(tictactoe, connect4, fixed_
     subset = _head(labelled_sets(tictactoe)["all"], 150, stride=29)
     batched = network_mistake_rates(tictactoe, uniform_evaluator, config, [subset])
     chunked = network_mistake_rates(tictactoe, uniform_evaluator, config, [subset], batch_size=7)
-    one_by_one = player_mistake_rates(tictactoe, MCTSPlayer(uniform_evaluator, num_simulations=24), [subset])
+    one_by_one = player_mistake_rates(tictactoe, MCTSPlayer(uniform_evaluator, PUCTConfig(num_simulations=24)), [subset])
     assert batched == chunked == one_by_one
     assert 0.0 < batched["all"] < expected_random_mistake_rate(subset)
     c4 = network_mistake_rates(connect4, uniform_evaluator, config, [fixed_set])
-    c4_one = player_mistake_rates(connect4, MCTSPlayer(uniform_evaluator, num_simulations=24), [fixed_set])
+    c4_one = player_mistake_rates(connect4, MCTSPlayer(uniform_evaluator, PUCTConfig(num_simulations=24)), [fixed_set])
     assert set(c4) == {"fixed"} and c4 == c4_one
 
 

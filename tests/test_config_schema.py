@@ -15,10 +15,10 @@ from trainer.config import (
     NetworkSchema,
     TrainerSchema,
     TrainSchema,
-    arena_puct,
+    arena_search,
     learner_config,
     network_config,
-    selfplay_puct,
+    selfplay_search,
 )
 from trainer.learner import LearnerConfig
 
@@ -38,14 +38,14 @@ def test_the_schema_defaults_are_the_library_defaults():
         if key in trainer:
             assert trainer[key] == value, key
     config = TrainSchema()
-    assert selfplay_puct(config) == PUCTConfig() and network_config(config) == NetworkConfig()
+    assert selfplay_search(config) == PUCTConfig() and network_config(config) == NetworkConfig()
 
 
 def test_the_run_builds_frozen_objects_from_the_yaml_values(compose):
     config = compose(["game=othello", "arena.num_simulations=13"])  # PUCT with the mcts group's defaults
-    search = selfplay_puct(config)
+    search = selfplay_search(config)
     assert search == PUCTConfig(num_simulations=64, dirichlet_alpha=1.0)  # configs/mcts/default.yaml
-    assert arena_puct(config) == PUCTConfig(num_simulations=13, dirichlet_alpha=1.0)
+    assert arena_search(config) == PUCTConfig(num_simulations=13, dirichlet_alpha=1.0)
     assert network_config(config) == NetworkConfig(kind="resnet", num_blocks=4, channels=32)  # b4c32.yaml
     with pytest.raises(dataclasses.FrozenInstanceError):
         search.num_simulations = 1

@@ -28,9 +28,9 @@ from trainer.config import (
     SelfPlaySchema,
     TrainerSchema,
     TrainSchema,
-    arena_puct,
+    arena_search,
     check_overrides,
-    selfplay_puct,
+    selfplay_search,
     validate,
 )
 from trainer.loop import make_learner
@@ -40,10 +40,6 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 
 #: keys that must be > 0 (None allowed where the schema says Optional)
 POSITIVE = [
-    "mcts.num_simulations",
-    "mcts.c_puct",
-    "mcts.dirichlet_alpha",
-    "mcts.c_base",
     "selfplay.num_actors",
     "selfplay.games_per_actor",
     "selfplay.moves_per_call",
@@ -71,7 +67,6 @@ POSITIVE = [
 ]
 #: keys that must be >= 0
 NON_NEGATIVE = [
-    "mcts.c_init",
     "selfplay.temperature",
     "selfplay.temperature_plies",
     "selfplay.random_opening_plies",
@@ -83,6 +78,24 @@ NON_NEGATIVE = [
     "arena.num_cpus",
     "ray.num_gpus",
 ]
+#: keys of the search section and the message of the settings class that checks each
+#: (mcts/search.py, mcts/gumbel.py, mcts/uct.py): > 0 for these ...
+SEARCH_POSITIVE = {
+    "mcts.num_simulations": "expected num_simulations >= 1",
+    "mcts.c_base": "expected c_base None or > 0",
+    "mcts.dirichlet_alpha": "expected dirichlet_alpha > 0",
+    "mcts.gumbel_max_considered_actions": "expected an int max_num_considered_actions >= 1",
+    "mcts.uct_num_rollouts": "expected an int num_rollouts >= 1",
+}
+#: ... and >= 0 for these
+SEARCH_NON_NEGATIVE = {
+    "mcts.c_puct": "expected c_puct finite and >= 0",
+    "mcts.c_init": "expected c_init finite and >= 0",
+    "mcts.gumbel_scale": "expected a finite gumbel_scale >= 0",
+    "mcts.gumbel_c_visit": "expected a finite c_visit >= 0",
+    "mcts.gumbel_c_scale": "expected a finite c_scale >= 0",
+    "mcts.uct_c": "expected c finite and >= 0",
+}
 CHOICES = {
     "trainer.optimizer": ["adamw", "sgd"],
     "trainer.lr_schedule": ["constant", "cosine", "step", "wsd"],
@@ -134,6 +147,20 @@ def test_zero_or_negative_values_name_the_key_and_the_bound(key, data):
         value = data.draw(st.floats(max_value=0.0) | st.sampled_from([math.nan, math.inf, -math.inf]))
     message = errors_of(tiny_config(**{key: value}))
     assert re.search(rf"{re.escape(key)}: expected a finite number > 0, got ", message), message
+
+
+@SETTINGS
+@given(key=st.sampled_from(sorted(SEARCH_POSITIVE) + sorted(SEARCH_NON_NEGATIVE)), data=st.data())
+def test_search_values_out_of_range_name_the_key_and_the_bound_of_their_settings_class(key, data):
+    positive = key in SEARCH_POSITIVE
+    if is_int_key(key):
+        value = data.draw(st.integers(max_value=0 if positive else -1))
+    else:
+        bad = [math.nan, math.inf, -math.inf] if positive else [math.nan, -math.inf]
+        value = data.draw(st.floats(max_value=0.0 if positive else -1e-9) | st.sampled_from(bad))
+    message = errors_of(tiny_config(**{key: value}))
+    expected = (SEARCH_POSITIVE | SEARCH_NON_NEGATIVE)[key]
+    assert f"{key}: {expected}, got " in message, message
 
 
 @SETTINGS
@@ -201,8 +228,8 @@ def test_every_bad_range_is_reported_at_once(epsilon, fpu, threshold, momentum, 
         )
     )
     for expected in (
-        "mcts.dirichlet_epsilon: expected in [0.0, 1.0]",
-        "mcts.fpu_value: expected in [-1.0, 1.0]",
+        "mcts.dirichlet_epsilon: expected dirichlet_epsilon in [0, 1]",
+        "mcts.fpu_value: expected fpu_value in [-1, 1]",
         "arena.threshold: expected in (0, 1]",
         "trainer.momentum: expected in [0.0, 1.0)",
         "trainer.lr_decay_fraction: expected in (0, 1]",
@@ -290,8 +317,8 @@ def test_whatever_validate_accepts_the_components_accept(
         }
     )
     validate(config)
-    assert isinstance(selfplay_puct(config), PUCTConfig)  # what the run hands its actors
-    assert isinstance(arena_puct(config), PUCTConfig)
+    assert isinstance(selfplay_search(config), PUCTConfig)  # what the run hands its actors
+    assert isinstance(arena_search(config), PUCTConfig)
     game = games.make(config.game.name)
     tr = config.trainer
     model = build_network(network_config(config), game.observation_shape, game.num_actions)
@@ -306,8 +333,8 @@ def test_whatever_validate_accepts_the_components_accept(
 )
 def test_what_the_search_would_refuse_validate_refuses_first(c_base, c_init):
     message = errors_of(tiny_config(**{"mcts.c_base": c_base, "mcts.c_init": c_init}))
-    assert "mcts.c_base: expected a finite number > 0" in message
-    assert "mcts.c_init: expected a finite number >= 0" in message
+    assert "mcts.c_base: expected c_base None or > 0" in message
+    assert "mcts.c_init: expected c_init finite and >= 0" in message
 
 
 # ------------------------------------------------------------------------------ unknown keys
@@ -398,7 +425,7 @@ def test_wrong_types_through_compose_name_the_key_and_type(compose, override, ke
 @pytest.mark.parametrize(
     "overrides, expected",
     [
-        (["mcts.num_simulations=0"], "mcts.num_simulations: expected a finite number > 0, got 0"),
+        (["mcts.num_simulations=0"], "mcts.num_simulations: expected num_simulations >= 1, got 0"),
         (["selfplay.num_actors=0"], "selfplay.num_actors: expected a finite number > 0, got 0"),
         (["game.name=chess"], f"game.name: expected one of {games.names()}, got 'chess'"),
         (
@@ -406,7 +433,7 @@ def test_wrong_types_through_compose_name_the_key_and_type(compose, override, ke
             "trainer.batch_size: expected <= trainer.replay_capacity",
         ),
         (["trainer.learning_rate=nan"], "trainer.learning_rate: expected a finite number > 0, got nan"),
-        (["mcts.c_base=-5"], "mcts.c_base: expected a finite number > 0, got -5"),
+        (["mcts.c_base=-5"], "mcts.c_base: expected c_base None or > 0, got -5"),
     ],
 )
 def test_bad_values_through_compose(compose, overrides, expected):
@@ -414,17 +441,17 @@ def test_bad_values_through_compose(compose, overrides, expected):
 
 
 def test_pig_config_composes_with_both_chance_modes_and_refuses_deterministic_only_searches(compose):
-    from trainer.config import arena_puct, selfplay_puct
+    from trainer.config import arena_search, selfplay_search
 
     config = compose(["game=pig"])
     validate(config)
     assert config.game.name == "pig" and config.network.kind == "mlp"
-    assert selfplay_puct(config).chance == "expectation" and arena_puct(config).chance == "expectation"
+    assert selfplay_search(config).chance == "expectation" and arena_search(config).chance == "expectation"
     sampling = compose(["game=pig", "mcts.chance=sampling"])
     validate(sampling)
-    assert selfplay_puct(sampling).chance == "sampling" and arena_puct(sampling).chance == "sampling"
+    assert selfplay_search(sampling).chance == "sampling" and arena_search(sampling).chance == "sampling"
     for overrides, expected in (
-        (["mcts.chance=average"], "mcts.chance: expected one of ['expectation', 'sampling'], got 'average'"),
+        (["mcts.chance=average"], "mcts.chance: expected chance in ['expectation', 'sampling'], got 'average'"),
         (["mcts.algorithm=gumbel"], "mcts.algorithm: pig has chance states"),
         (["mcts.solver=true"], "mcts.solver: pig has chance states"),
     ):
@@ -483,7 +510,7 @@ def test_an_unknown_game_group_lists_the_options(compose):
             "Could not find 'game/chess' Available options in 'game': "
             + " ".join(sorted(path.stem for path in (REPO_ROOT / "configs" / "game").glob("*.yaml"))),
         ),
-        (["mcts.num_simulations=-3"], "mcts.num_simulations: expected a finite number > 0, got -3"),
+        (["mcts.num_simulations=-3"], "mcts.num_simulations: expected num_simulations >= 1, got -3"),
         (
             ["selfplay.games_per_actor=many"],
             "Value 'many' of type 'str' could not be converted to Integer full_key: selfplay.games_per_actor",

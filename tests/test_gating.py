@@ -53,7 +53,7 @@ def test_best_snapshot_is_unchanged_by_an_optimiser_step():
 
 def test_identical_weights_are_refused():
     game = games.make("tictactoe")
-    worker = GatingWorker("tictactoe", _tiny_config().to_dict(), {"num_simulations": 4}, 4, 0.55, 1, seed=0)
+    worker = GatingWorker("tictactoe", _tiny_config().to_dict(), PUCTConfig(num_simulations=4), 4, 0.55, 1, seed=0)
     weights = build_network(_tiny_config(), game.observation_shape, game.num_actions).state_dict()
     result = worker.gate(3, weights, 2, {k: v.clone() for k, v in weights.items()})
     assert not result.accepted and result.refused_reason and result.wins + result.draws + result.losses == 0
@@ -64,7 +64,7 @@ def test_gating_worker_plays_the_configured_number_of_games():
     torch.manual_seed(0)
     a = build_network(_tiny_config(), game.observation_shape, game.num_actions).state_dict()
     b = build_network(_tiny_config(), game.observation_shape, game.num_actions).state_dict()
-    worker = GatingWorker("tictactoe", _tiny_config().to_dict(), {"num_simulations": 13}, 7, 0.55, 2, seed=0)
+    worker = GatingWorker("tictactoe", _tiny_config().to_dict(), PUCTConfig(num_simulations=13), 7, 0.55, 2, seed=0)
     result = worker.gate(1, a, 0, b)
     assert result.wins + result.draws + result.losses == 7  # arena games set to 7 give exactly 7 games
     assert 1 <= result.distinct_games <= 7
@@ -129,7 +129,7 @@ def test_gating_worker_pairs_its_openings_by_colour(monkeypatch):
     torch.manual_seed(1)
     a = build_network(_tiny_config(), game.observation_shape, game.num_actions).state_dict()
     b = build_network(_tiny_config(), game.observation_shape, game.num_actions).state_dict()
-    worker = GatingWorker("tictactoe", _tiny_config().to_dict(), {"num_simulations": 4}, 6, 0.55, 2, seed=4)
+    worker = GatingWorker("tictactoe", _tiny_config().to_dict(), PUCTConfig(num_simulations=4), 6, 0.55, 2, seed=4)
     played = []
     original = gating.run_network_match
 
@@ -157,7 +157,7 @@ def test_onnx_and_torch_arena_runtimes_play_the_same_gating_match_and_measure_th
     a, b = _weights(5, game), _weights(6, game)
     workers = {
         runtime: GatingWorker(
-            "tictactoe", _tiny_config().to_dict(), {"num_simulations": 16}, 10, 0.55, 1, seed=3, inference=runtime
+            "tictactoe", _tiny_config().to_dict(), PUCTConfig(num_simulations=16), 10, 0.55, 1, seed=3, inference=runtime
         )
         for runtime in ("onnx", "torch")
     }
@@ -172,7 +172,7 @@ def test_onnx_and_torch_arena_runtimes_play_the_same_gating_match_and_measure_th
 def test_onnx_arena_exports_each_set_of_weights_once_and_again_after_a_change():
     game = games.make("tictactoe")
     a, b, c = _weights(7, game), _weights(8, game), _weights(9, game)
-    worker = GatingWorker("tictactoe", _tiny_config().to_dict(), {"num_simulations": 4}, 2, 0.55, 1, seed=0)
+    worker = GatingWorker("tictactoe", _tiny_config().to_dict(), PUCTConfig(num_simulations=4), 2, 0.55, 1, seed=0)
     assert worker.inference == "onnx"  # the default: the arena actor runs on its CPU
     worker.gate(1, a, 0, b)
     first = {role: runtime for role, (_, runtime) in worker._runtimes.items()}
@@ -191,5 +191,5 @@ def test_onnx_arena_exports_each_set_of_weights_once_and_again_after_a_change():
 
 def test_an_unknown_arena_runtime_is_refused_in_words():
     with pytest.raises(ValueError, match=r"inference: expected one of \['torch', 'onnx'\], got 'tensorrt'"):
-        GatingWorker("tictactoe", _tiny_config().to_dict(), {"num_simulations": 4}, 2, 0.55, 1, seed=0,
+        GatingWorker("tictactoe", _tiny_config().to_dict(), PUCTConfig(num_simulations=4), 2, 0.55, 1, seed=0,
                      inference="tensorrt")

@@ -76,7 +76,7 @@ def test_search_visits_follow_the_schedule(game, m, n, expected):
         game, states, constant_evaluator, GumbelConfig(num_simulations=n, max_num_considered_actions=m),
         np.random.default_rng(0), add_gumbel_noise=False,
     )
-    assert out.search.visit_counts[0].tolist() == expected
+    assert out.visit_counts[0].tolist() == expected
     assert int(out.actions[0]) == 0
     assert out.considered[0].tolist() == [i < m for i in range(game.num_actions)]
 
@@ -113,8 +113,8 @@ def test_one_policy_entry_per_legal_root_action_and_no_dirichlet_noise(drawing, 
     assert np.all(target[~legal[0]] == 0.0)
     assert np.all(np.isfinite(target))
     np.testing.assert_allclose(target.sum(), 1.0, rtol=1e-6)
-    np.testing.assert_array_equal(out.search.root_priors, out.search.root_raw_priors)  # no noise mixed in
-    assert out.search.visit_counts.sum() == 16
+    np.testing.assert_array_equal(out.root_priors, out.root_raw_priors)  # no noise mixed in
+    assert out.visit_counts.sum() == 16
 
 
 def test_gumbel_draw_is_fresh_per_search_and_reproducible():
@@ -125,11 +125,11 @@ def test_gumbel_draw_is_fresh_per_search_and_reproducible():
     second = run_gumbel(TICTACTOE, states, uniform_evaluator, config, rng)
     assert not np.array_equal(first.gumbel, second.gumbel)
     assert not np.array_equal(first.considered, second.considered) or not np.array_equal(
-        first.search.visit_counts, second.search.visit_counts
+        first.visit_counts, second.visit_counts
     )
     again = run_gumbel(TICTACTOE, states, uniform_evaluator, config, np.random.default_rng(11))
     np.testing.assert_array_equal(first.gumbel, again.gumbel)
-    np.testing.assert_array_equal(first.search.visit_counts, again.search.visit_counts)
+    np.testing.assert_array_equal(first.visit_counts, again.visit_counts)
     np.testing.assert_array_equal(first.actions, again.actions)
     np.testing.assert_array_equal(first.policy_targets, again.policy_targets)
 
@@ -141,7 +141,7 @@ def test_eliminated_actions_are_never_played(seed):
     states = board(EMPTY, P1, P6, "X . . / . O . / . . X")
     config = GumbelConfig(num_simulations=10, max_num_considered_actions=4)
     out = run_gumbel(TICTACTOE, states, hashed_evaluator, config, np.random.default_rng(seed))
-    visits = out.search.visit_counts
+    visits = out.visit_counts
     rows = np.arange(len(states))
     assert np.all(visits[rows, out.actions] == visits.max(axis=1))
     assert np.all(out.considered[rows, out.actions])
@@ -156,8 +156,8 @@ def test_batch_rows_are_independent():
         alone = run_gumbel(
             TICTACTOE, states[b : b + 1], hashed_evaluator, config, np.random.default_rng(0), add_gumbel_noise=False
         )
-        np.testing.assert_array_equal(batched.search.visit_counts[b], alone.search.visit_counts[0])
-        np.testing.assert_array_equal(batched.search.q_values[b], alone.search.q_values[0])
+        np.testing.assert_array_equal(batched.visit_counts[b], alone.visit_counts[0])
+        np.testing.assert_array_equal(batched.q_values[b], alone.q_values[0])
         np.testing.assert_array_equal(batched.policy_targets[b], alone.policy_targets[0])
         assert batched.actions[b] == alone.actions[0]
 
@@ -169,9 +169,9 @@ def test_interior_selection_is_deterministic_and_finds_the_win():
         run_gumbel(TICTACTOE, board(P1), uniform_evaluator, config, np.random.default_rng(s), add_gumbel_noise=False)
         for s in (0, 1)
     ]
-    np.testing.assert_array_equal(runs[0].search.tree.node_visits, runs[1].search.tree.node_visits)
+    np.testing.assert_array_equal(runs[0].tree.node_visits, runs[1].tree.node_visits)
     assert int(runs[0].actions[0]) == 2
-    assert runs[0].search.q_values[0, 2] == 1.0
+    assert runs[0].q_values[0, 2] == 1.0
 
 
 def test_config_validation():

@@ -1,4 +1,4 @@
-"""MCTS-solver (Winands et al. 2008; mcts/_kernels.py, mcts/solver.py): proven wins, losses and
+"""MCTS-solver (Winands et al. 2008; mcts/kernels.py, mcts/solver.py): proven wins, losses and
 draws back up exactly, drive selection and the final move, and Q stays in [-1, 1]."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from mcts import (
     UNVISITED,
     GumbelConfig,
     PUCTConfig,
+    playable_actions,
     run_gumbel,
     run_puct,
     select_actions,
@@ -69,8 +70,40 @@ def test_gumbel_root_with_the_solver_plays_the_proven_win():
     config = GumbelConfig(num_simulations=16, max_num_considered_actions=4, solver=True)
     out = run_gumbel(TICTACTOE, board(P1), losing_cell_prior, config, np.random.default_rng(0))
     assert int(out.actions[0]) == 2
-    assert out.search.root_proof.tolist() == [PROVEN_WIN]
-    assert out.search.root_values[0] == 1.0
+    assert out.root_proof.tolist() == [PROVEN_WIN]
+    assert out.root_values[0] == 1.0
+
+
+DRAW_OR_LOSE = ". . . / X . O / X O X"  # O to move: cell 0 draws; cells 1, 2 and 4 lose (X plays 0)
+
+
+def two_losing_cells_prior(inputs, legal_mask):
+    """Prior 0.49 on cells 1 and 2 (both lose in DRAW_OR_LOSE), 0.01 elsewhere; value 0.5."""
+    legal_mask = np.asarray(legal_mask, dtype=bool)
+    priors = np.full(legal_mask.shape, 0.01, dtype=np.float32)
+    priors[:, [1, 2]] = 0.49
+    return priors, np.full(legal_mask.shape[0], 0.5, dtype=np.float32)
+
+
+@pytest.mark.parametrize("num_considered", [2, 16])
+def test_gumbel_with_the_solver_plays_the_draw_not_a_proven_loss(num_considered):
+    # Winands et al. 2008, sec. 3.3: a proven loss is never played while another move is not
+    # proven lost; Sequential Halving spends the simulations of proven-lost actions elsewhere
+    config = GumbelConfig(num_simulations=16, max_num_considered_actions=num_considered, gumbel_scale=0, solver=True)
+    out = run_gumbel(TICTACTOE, board(DRAW_OR_LOSE), two_losing_cells_prior, config, np.random.default_rng(0))
+    assert out.actions.tolist() == [0]
+    assert out.q_values[0, [1, 2, 4]].tolist() == [-1.0, -1.0, -1.0]  # all three proven lost
+
+
+def test_playable_actions_drop_proven_losses_while_another_move_is_not_lost():
+    nan = np.nan
+    proven = np.array([[-1.0, nan, -1.0], [-1.0, -1.0, 0.0], [-1.0, -1.0, nan]])
+    legal = np.array([[True, True, True], [True, True, True], [True, True, False]])
+    assert playable_actions(proven, legal).tolist() == [
+        [False, True, False],  # the unproven move
+        [False, False, True],  # the proven draw
+        [True, True, False],  # every legal move lost: all stay
+    ]
 
 
 def _random_position(seed: int) -> np.ndarray:
@@ -91,7 +124,7 @@ def test_every_proof_is_the_exact_value_and_q_stays_in_range(seed, num_simulatio
     state = _random_position(seed)
     if gumbel:
         config = GumbelConfig(num_simulations=num_simulations, max_num_considered_actions=4, solver=True)
-        out = run_gumbel(TICTACTOE, state, hashed_evaluator, config, np.random.default_rng(seed)).search
+        out = run_gumbel(TICTACTOE, state, hashed_evaluator, config, np.random.default_rng(seed))
     else:
         config = PUCTConfig(num_simulations=num_simulations, solver=True)
         out = run_puct(TICTACTOE, state, hashed_evaluator, config, np.random.default_rng(seed), True)

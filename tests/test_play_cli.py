@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import games
 from arena.play_cli import HumanSession, main
 from arena.players import MCTSPlayer
-from mcts import uniform_evaluator
+from mcts import PUCTConfig, uniform_evaluator
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -171,7 +171,7 @@ human_line = st.one_of(
 def test_fuzzed_human_input_never_escapes(lines, human_side):
     # fuzzed input: every line is a move, a command, or answered with a re-prompt
     game = games.make("tictactoe")
-    model = MCTSPlayer(uniform_evaluator, num_simulations=2, rng=0)
+    model = MCTSPlayer(uniform_evaluator, PUCTConfig(num_simulations=2), rng=0)
     out = io.StringIO()
     session = HumanSession(game, model, human_side, [], io.StringIO("".join(f"{s}\n" for s in lines)), out)
     assert session.run() == 0

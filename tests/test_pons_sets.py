@@ -223,6 +223,7 @@ def test_training_arena_measures_the_extra_sets(small_sets, monkeypatch):
     """``arena.extra_labelled_sets``: the run's arena actor adds the named sets to its measurement."""
     from arena.accuracy import network_mistake_rates
     from arena.gating import GatingWorker
+    from mcts import PUCTConfig
     from networks import build_network
     from networks.config import NetworkConfig
 
@@ -230,7 +231,7 @@ def test_training_arena_measures_the_extra_sets(small_sets, monkeypatch):
     pons.label_set("pons-middle-easy", limit=6)
     config = NetworkConfig(kind="mlp", mlp_hidden=(16,), value_hidden=8)
     worker = GatingWorker(
-        "connect4", config.to_dict(), {"num_simulations": 2}, 2, 0.55, 0, seed=0, extra_labelled_sets=("pons",)
+        "connect4", config.to_dict(), PUCTConfig(num_simulations=2), 2, 0.55, 0, seed=0, extra_labelled_sets=("pons",)
     )
     # only the extra sets, to keep the test short
     monkeypatch.setattr(ConnectFourSets, "labelled_set_names", lambda self: [])
@@ -240,5 +241,5 @@ def test_training_arena_measures_the_extra_sets(small_sets, monkeypatch):
     assert result["version"] == 5 and list(result["rates"]) == ["pons-end-easy", "pons-middle-easy"]
     labelled = [position_sets(game).labelled_set("pons-end-easy"), position_sets(game).labelled_set("pons-middle-easy")]
     assert [len(s) for s in labelled] == [12, 6]
-    expected = network_mistake_rates(game, worker.candidate.evaluate, worker.puct_config, labelled)
+    expected = network_mistake_rates(game, worker.candidate.evaluate, worker.search_config, labelled)
     assert result["rates"] == expected

@@ -92,7 +92,7 @@ def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="terminal"):
         run_puct_minibatch(TICTACTOE, finished, uniform_evaluator, PUCTConfig(num_simulations=4), rng, 4)
     with pytest.raises(ValueError, match="leaves_per_call"):
-        MCTSPlayer(uniform_evaluator, leaves_per_call=0)
+        MCTSPlayer(uniform_evaluator, PUCTConfig(), leaves_per_call=0)
 
 
 def test_players_collect_leaves_per_call(tmp_path):

@@ -227,7 +227,7 @@ def test_cache_answers_repeats_exactly_and_clears():
 def test_worker_clears_its_cache_when_the_weights_change():
     network = NetworkConfig(kind="mlp", mlp_hidden=(8,), value_hidden=4).to_dict()
     worker = SelfPlayWorker(
-        "tictactoe", network, {"num_simulations": 4}, num_games=2, moves_per_call=2, temperature=1.0,
+        "tictactoe", network, PUCTConfig(num_simulations=4), num_games=2, moves_per_call=2, temperature=1.0,
         temperature_plies=2, seed=0, incarnation=1, device="cpu", eval_cache_size=256,
     )
     weights = {k: v.numpy() for k, v in worker.evaluator.model.state_dict().items()}
@@ -252,7 +252,7 @@ def test_worker_clears_its_cache_when_the_weights_change():
 def test_onnx_inference_follows_the_weights_and_matches_torch():
     network = NetworkConfig(kind="resnet", num_blocks=1, channels=8, value_hidden=8).to_dict()
     worker = SelfPlayWorker(
-        "connect4", network, {"num_simulations": 4}, num_games=2, moves_per_call=2, temperature=1.0,
+        "connect4", network, PUCTConfig(num_simulations=4), num_games=2, moves_per_call=2, temperature=1.0,
         temperature_plies=2, seed=0, incarnation=1, device="cpu", inference="onnx",
     )
     rng = np.random.default_rng(0)
@@ -271,15 +271,15 @@ def test_onnx_inference_follows_the_weights_and_matches_torch():
     np.testing.assert_allclose(onnx_values, torch_values, atol=1e-5)
     assert np.all(onnx_priors[~legal] == 0.0)
     with pytest.raises(ValueError, match="inference"):
-        SelfPlayWorker("connect4", network, {"num_simulations": 4}, 2, 2, 1.0, 2, 0, 1, inference="tensorrt")
+        SelfPlayWorker("connect4", network, PUCTConfig(num_simulations=4), 2, 2, 1.0, 2, 0, 1, inference="tensorrt")
 
 
 # --------------------------------------------------------------------------- configuration
 @pytest.mark.parametrize(
     "overrides, expected",
     [
-        (["mcts.algorithm=alphago"], "mcts.algorithm: expected one of ['puct', 'gumbel'], got 'alphago'"),
-        (["mcts.gumbel_max_considered_actions=0"], "mcts.gumbel_max_considered_actions: expected a finite number > 0"),
+        (["mcts.algorithm=alphago"], "mcts.algorithm: expected one of ['puct', 'gumbel', 'uct'], got 'alphago'"),
+        (["mcts.gumbel_max_considered_actions=0"], "mcts.gumbel_max_considered_actions: expected an int max_num_considered_actions >= 1, got 0"),
         (["selfplay.full_search_probability=0"], "selfplay.full_search_probability: expected in (0, 1], got 0.0"),
         (
             ["mcts.num_simulations=64", "selfplay.full_search_probability=0.25", "selfplay.cheap_simulations=100"],
@@ -295,14 +295,14 @@ def test_bad_technique_settings_are_refused(compose, overrides, expected):
 
 
 def test_technique_settings_reach_the_search_configs(compose):
-    from trainer.config import selfplay_gumbel, selfplay_puct, validate
+    from trainer.config import selfplay_search, validate
 
     config = compose(["mcts.algorithm=gumbel", "mcts.solver=true", "mcts.gumbel_max_considered_actions=4"])
     validate(config)
-    assert selfplay_gumbel(config) == GumbelConfig(
+    assert selfplay_search(config) == GumbelConfig(
         num_simulations=config.mcts.num_simulations, max_num_considered_actions=4, solver=True
     )
-    assert selfplay_puct(config).solver is True
-    assert selfplay_gumbel(compose(["mcts.algorithm=puct"])) is None
+    puct = selfplay_search(compose(["mcts.algorithm=puct", "mcts.solver=true"]))
+    assert isinstance(puct, PUCTConfig) and puct.solver is True
     # Connect Four's default (configs/game/connect4.yaml): Gumbel, 32 simulations over all 7 columns
-    assert selfplay_gumbel(compose([])) == GumbelConfig(num_simulations=32, max_num_considered_actions=7)
+    assert selfplay_search(compose([])) == GumbelConfig(num_simulations=32, max_num_considered_actions=7)

@@ -35,8 +35,8 @@ def test_batched_search_plays_the_proven_win():
 
 def test_mcts_player_with_the_solver_plays_the_proven_win():
     state = TICTACTOE.state_from_board(P1)
-    plain = MCTSPlayer(losing_cell_prior, num_simulations=4)
-    proven = MCTSPlayer(losing_cell_prior, num_simulations=4, solver=True)
+    plain = MCTSPlayer(losing_cell_prior, PUCTConfig(num_simulations=4))
+    proven = MCTSPlayer(losing_cell_prior, PUCTConfig(num_simulations=4, solver=True))
     assert plain.select_action(TICTACTOE, state) == 6
     analysis = proven.analyze(TICTACTOE, state)
     assert analysis.best_action == 2 and analysis.value == 1.0
@@ -44,10 +44,11 @@ def test_mcts_player_with_the_solver_plays_the_proven_win():
 
 
 def test_solver_player_refuses_minibatches_and_time_limits():
-    with pytest.raises(ValueError, match="one leaf per call without a time limit"):
-        MCTSPlayer(losing_cell_prior, solver=True, leaves_per_call=8)
-    with pytest.raises(ValueError, match="one leaf per call without a time limit"):
-        MCTSPlayer(losing_cell_prior, solver=True, time_limit=0.5)
+    state = TICTACTOE.state_from_board(P1)
+    with pytest.raises(ValueError, match="has no MCTS-solver"):
+        MCTSPlayer(losing_cell_prior, PUCTConfig(solver=True), leaves_per_call=8).select_action(TICTACTOE, state)
+    with pytest.raises(ValueError, match="has no MCTS-solver"):
+        MCTSPlayer(losing_cell_prior, PUCTConfig(solver=True), time_limit=0.5).select_action(TICTACTOE, state)
 
 
 def test_spec_option_solver(tmp_path):
@@ -59,5 +60,7 @@ def test_spec_option_solver(tmp_path):
     player = build_player(f"mcts:model={model},sims=30,solver=true", TICTACTOE)
     assert player.config.solver and player.leaves_per_call == 1
     assert player.select_action(TICTACTOE, TICTACTOE.state_from_board(P1)) == 2
-    with pytest.raises(ValueError, match="expected leaves_per_call=1"):
-        build_player(f"mcts:model={model},solver=true,batch=8", TICTACTOE)
+    with pytest.raises(ValueError, match="has no MCTS-solver"):
+        build_player(f"mcts:model={model},solver=true,batch=8", TICTACTOE).select_action(
+            TICTACTOE, TICTACTOE.state_from_board(P1)
+        )

@@ -63,11 +63,11 @@ def test_players_break_ties_when_asked_and_the_engine_keeps_the_lowest_index():
     game = games.make("tictactoe")
     state = game.initial_state()
     # the zero net and 9 simulations: every first move gets one visit
-    seeded = {MCTSPlayer(uniform_evaluator, num_simulations=9, rng=seed, break_ties=True).select_action(game, state)
+    seeded = {MCTSPlayer(uniform_evaluator, PUCTConfig(num_simulations=9), rng=seed, break_ties=True).select_action(game, state)
               for seed in range(40)}
     assert len(seeded) >= 5
     def player(seed, **options):
-        return MCTSPlayer(uniform_evaluator, num_simulations=9, rng=seed, **options)
+        return MCTSPlayer(uniform_evaluator, PUCTConfig(num_simulations=9), rng=seed, **options)
 
     assert player(3, break_ties=True).select_action(game, state) == player(3, break_ties=True).select_action(
         game, state
@@ -96,10 +96,10 @@ def test_a_seeded_player_takes_the_higher_q_among_equally_visited_moves():
         return priors, np.zeros(legal_mask.shape[0], dtype=np.float32)
 
     for seed in range(20):
-        analysis = MCTSPlayer(two_moves, num_simulations=2, rng=seed, break_ties=True).analyze(game, state)
+        analysis = MCTSPlayer(two_moves, PUCTConfig(num_simulations=2), rng=seed, break_ties=True).analyze(game, state)
         assert analysis.visit_counts.tolist() == [0, 1, 0, 0, 0, 0, 0, 0, 1]
         assert analysis.best_action == 8 and analysis.value == 1.0
-    lowest = MCTSPlayer(two_moves, num_simulations=2, rng=0).analyze(game, state)
+    lowest = MCTSPlayer(two_moves, PUCTConfig(num_simulations=2), rng=0).analyze(game, state)
     assert lowest.best_action == 1  # the engine protocol's rule, for contrast
 
 
@@ -134,7 +134,7 @@ def _tied_players(seed_a: int = 0, seed_b: int = 1):
     from arena.network_players import MCTSPlayer
     from arena.players import MinimaxPlayer
 
-    return MCTSPlayer(uniform_evaluator, num_simulations=9, rng=seed_a, break_ties=True), MinimaxPlayer(rng=seed_b)
+    return MCTSPlayer(uniform_evaluator, PUCTConfig(num_simulations=9), rng=seed_a, break_ties=True), MinimaxPlayer(rng=seed_b)
 
 
 def test_game_k_of_a_match_is_the_same_alone_or_in_the_whole_match():

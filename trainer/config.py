@@ -7,30 +7,31 @@ sees a ``DictConfig`` or an unresolved ``${...}``. ``validate`` then checks valu
 before Ray starts, once.
 
 One set of defaults. The sections that configure a library object take their defaults from that
-object's dataclass: ``mcts`` from ``mcts.PUCTConfig`` and ``mcts.GumbelConfig``, ``network`` from
+object's dataclass: ``mcts`` is built from the registered searches' settings classes
+(``mcts.PUCTConfig``, ``mcts.GumbelConfig``, ``mcts.UCTConfig``; ``_mcts_schema``), ``network`` from
 ``networks.config.NetworkConfig``, the learner's keys of ``trainer`` from
 ``trainer.learner.LearnerConfig``. The YAML files of ``configs/`` choose the values a run uses
 (``configs/mcts/default.yaml``: 64 simulations, where the library default is AlphaZero's 800).
-:func:`network_config`, :func:`selfplay_puct`, :func:`selfplay_gumbel`, :func:`arena_puct` and
+:func:`network_config`, :func:`selfplay_search`, :func:`arena_search` and
 :func:`learner_config` are the one place where those frozen objects are built from a run's config;
 the objects, not dicts, go to the actors.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import math
+import types
 from dataclasses import asdict, dataclass, field
-from typing import List, Optional
+from typing import List, Optional, Union, get_args, get_origin, get_type_hints
 
 import games
+import mcts
 from arena.positions import position_sets
-from mcts import CHANCE_MODES, GumbelConfig, PUCTConfig
 from networks.config import INFERENCE_RUNTIMES, NetworkConfig
 from trainer.learner_config import LEARNER_DEFAULTS, LR_SCHEDULES, OPTIMIZERS, LearnerConfig
 
-_PUCT = PUCTConfig()
-_GUMBEL = GumbelConfig()
 _NETWORK = NetworkConfig()
 _LEARNER = LEARNER_DEFAULTS
 
@@ -54,29 +55,39 @@ class NetworkSchema:
     mlp_hidden: List[int] = field(default_factory=lambda: list(_NETWORK.mlp_hidden))
 
 
-@dataclass
-class MCTSSchema:
-    """See ``mcts.PUCTConfig`` and ``mcts.GumbelConfig`` (the defaults are theirs): PUCT constants
-    (Silver et al. 2018, supplementary pseudocode) and the Gumbel root search's."""
+def _schema_type(annotation):
+    """``X | None`` as ``Optional[X]`` (what OmegaConf's structured configs read); others unchanged."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        others = [arg for arg in get_args(annotation) if arg is not type(None)]
+        return Optional[others[0]] if len(others) == 1 else annotation
+    return annotation
 
-    num_simulations: int = _PUCT.num_simulations
-    c_puct: float = _PUCT.c_puct
-    c_base: Optional[float] = _PUCT.c_base
-    c_init: float = _PUCT.c_init
-    fpu_value: float = _PUCT.fpu_value
-    dirichlet_alpha: float = _PUCT.dirichlet_alpha
-    dirichlet_epsilon: float = _PUCT.dirichlet_epsilon
-    # self-play search: puct (AlphaZero) | gumbel (Danihelka et al. 2022: Gumbel-top-k root,
-    # Sequential Halving, completed-Q policy target; no Dirichlet noise). See mcts/gumbel.py.
-    algorithm: str = "puct"
-    solver: bool = _PUCT.solver  # MCTS-solver proofs in self-play searches (Winands et al. 2008)
-    # games with chance (pig): expectation (all outcomes of a chance node expanded, probability-
-    # weighted backups) | sampling (one outcome drawn per visit); see mcts/search.py
-    chance: str = _PUCT.chance
-    gumbel_max_considered_actions: int = _GUMBEL.max_num_considered_actions  # m of Gumbel-top-k
-    gumbel_scale: float = _GUMBEL.gumbel_scale
-    gumbel_c_visit: float = _GUMBEL.c_visit  # sigma = (c_visit + max N) * c_scale * q
-    gumbel_c_scale: float = _GUMBEL.c_scale
+
+def _mcts_schema() -> type:
+    """The ``mcts`` section, built from the library's settings classes (``mcts.registry``):
+    ``algorithm`` (a registered search name) and one flat key per setting of every registered search
+    (``mcts.config_key``: the field's name, or the name its class gives it, e.g. Gumbel's
+    ``gumbel_c_visit``), with that class's default (the first registered, PUCT, for shared keys such
+    as ``num_simulations`` and ``solver``). ``search_settings`` builds the chosen search's frozen
+    settings from the keys its class has."""
+    columns: list = [("algorithm", str, field(default="puct"))]
+    seen = {"algorithm"}
+    for name in mcts.names():
+        settings_type = mcts.algorithm(name).settings_type
+        hints = get_type_hints(settings_type)
+        for f in dataclasses.fields(settings_type):
+            key = mcts.config_key(settings_type, f.name)
+            if key not in seen:
+                seen.add(key)
+                columns.append((key, _schema_type(hints[f.name]), field(default=f.default)))
+    schema = dataclasses.make_dataclass("MCTSSchema", columns)
+    schema.__module__ = __name__
+    schema.__doc__ = _mcts_schema.__doc__
+    return schema
+
+
+#: the ``mcts`` section: see ``_mcts_schema`` (``mcts.PUCTConfig``, ``mcts.GumbelConfig``, ``mcts.UCTConfig``)
+MCTSSchema = _mcts_schema()
 
 
 @dataclass
@@ -137,6 +148,9 @@ class TrainerSchema:
 
 @dataclass
 class ArenaSchema:
+    # the search of gating and the in-run mistake rates (a name of mcts.registry; its settings are
+    # the mcts section's, with arena.num_simulations and no MCTS-solver)
+    algorithm: str = "puct"
     gating: bool = True
     gate_every_steps: int = 500
     num_games: int = 40
@@ -284,48 +298,31 @@ def network_config(config: TrainSchema) -> NetworkConfig:
     )
 
 
-def selfplay_puct(config: TrainSchema) -> PUCTConfig:
-    """The search of self-play (frozen): ``config.mcts``, root noise included (self-play adds it).
+def search_settings(config: TrainSchema, algorithm: str | None = None, **overrides):
+    """The frozen settings of the search named ``algorithm`` (default ``mcts.algorithm``), built from
+    the ``mcts`` section (``mcts.settings_from``; keys of other searches are ignored) with
+    ``overrides`` by field name.
 
     Raises:
-        ValueError: as ``mcts.PUCTConfig``, for a value out of range.
+        ValueError: for an unknown search name, and as its settings class for a value out of range.
     """
-    mc = config.mcts
-    return PUCTConfig(
-        num_simulations=mc.num_simulations, c_puct=mc.c_puct, c_base=mc.c_base, c_init=mc.c_init,
-        fpu_value=mc.fpu_value, dirichlet_alpha=mc.dirichlet_alpha, dirichlet_epsilon=mc.dirichlet_epsilon,
-        solver=mc.solver, chance=mc.chance,
-    )
+    return mcts.settings_from(algorithm or config.mcts.algorithm, asdict(config.mcts), **overrides)
 
 
-def selfplay_gumbel(config: TrainSchema) -> GumbelConfig | None:
-    """The Gumbel search of self-play (frozen), or None with ``mcts.algorithm=puct``.
+def selfplay_search(config: TrainSchema):
+    """The search of self-play (frozen settings of ``mcts.algorithm``), root noise included
+    (self-play adds it). Raises ValueError as ``search_settings``."""
+    return search_settings(config)
+
+
+def arena_search(config: TrainSchema):
+    """The search of gating and mistake rates (frozen): ``arena.algorithm`` with the ``mcts``
+    section's settings, ``arena.num_simulations`` and no MCTS-solver; the arena adds no root noise.
 
     Raises:
-        ValueError: as ``mcts.GumbelConfig``, for a value out of range.
+        ValueError: as ``search_settings``.
     """
-    mc = config.mcts
-    if mc.algorithm != "gumbel":
-        return None
-    return GumbelConfig(
-        num_simulations=mc.num_simulations, max_num_considered_actions=mc.gumbel_max_considered_actions,
-        gumbel_scale=mc.gumbel_scale, c_visit=mc.gumbel_c_visit, c_scale=mc.gumbel_c_scale, solver=mc.solver,
-    )
-
-
-def arena_puct(config: TrainSchema) -> PUCTConfig:
-    """The search of gating and mistake rates (frozen): ``config.mcts`` with
-    ``arena.num_simulations``; the arena adds no root noise.
-
-    Raises:
-        ValueError: as ``mcts.PUCTConfig``, for a value out of range.
-    """
-    mc = config.mcts
-    return PUCTConfig(
-        num_simulations=config.arena.num_simulations, c_puct=mc.c_puct, c_base=mc.c_base, c_init=mc.c_init,
-        fpu_value=mc.fpu_value, dirichlet_alpha=mc.dirichlet_alpha, dirichlet_epsilon=mc.dirichlet_epsilon,
-        chance=mc.chance,
-    )
+    return search_settings(config, config.arena.algorithm, num_simulations=config.arena.num_simulations, solver=False)
 
 
 def learner_config(config: TrainSchema) -> LearnerConfig:
@@ -358,6 +355,23 @@ def _positive(errors: list, key: str, value, allow_zero: bool = False) -> None:
 def _in_range(errors: list, key: str, value, low: float, high: float, high_open: bool = False) -> None:
     if not (math.isfinite(value) and low <= value and (value < high if high_open else value <= high)):
         errors.append(f"{key}: expected in [{low}, {high}{')' if high_open else ']'}, got {value}")
+
+
+def _search_setting_errors(section) -> list[str]:
+    """``mcts.KEY: message`` for every key of the ``mcts`` section that its registered settings
+    class refuses (each key tried alone, the class's other fields at their defaults)."""
+    errors: dict[str, str] = {}
+    for name in mcts.names():
+        settings_type = mcts.algorithm(name).settings_type
+        for f in dataclasses.fields(settings_type):
+            key = mcts.config_key(settings_type, f.name)
+            if key in errors or not hasattr(section, key):
+                continue
+            try:
+                settings_type(**{f.name: getattr(section, key)})
+            except (ValueError, TypeError) as exc:
+                errors[key] = f"mcts.{key}: {exc}"
+    return list(errors.values())
 
 
 def game_id(config: TrainSchema) -> str:
@@ -400,9 +414,11 @@ def validate(config: TrainSchema) -> None:
                 unknown = [n for n in config.arena.extra_labelled_sets if n not in accepted]
                 if unknown:
                     errors.append(f"arena.extra_labelled_sets: expected names from {accepted}, got {unknown}")
-                if game.num_chance_outcomes and config.mcts.algorithm == "gumbel":
-                    errors.append(f"mcts.algorithm: {name} has chance states; the Gumbel root search handles games "
-                                  "without chance only: expected mcts.algorithm=puct")
+                for key, search in (("mcts.algorithm", config.mcts.algorithm), ("arena.algorithm", config.arena.algorithm)):
+                    if game.num_chance_outcomes and search in mcts.names() and not mcts.algorithm(search).searches_chance:
+                        chance_searches = [n for n in mcts.names() if mcts.algorithm(n).searches_chance]
+                        errors.append(f"{key}: {name} has chance states; the {search} search handles games "
+                                      f"without chance only: expected one of {chance_searches}")
                 if game.num_chance_outcomes and config.mcts.solver:
                     errors.append(f"mcts.solver: {name} has chance states; the MCTS-solver proves games without "
                                   "chance only: expected mcts.solver=false")
@@ -410,21 +426,24 @@ def validate(config: TrainSchema) -> None:
         network_config(config)
     except ValueError as exc:
         errors.append(f"network: {exc}")
-    _positive(errors, "mcts.num_simulations", config.mcts.num_simulations)
-    _positive(errors, "mcts.c_puct", config.mcts.c_puct)
-    _positive(errors, "mcts.dirichlet_alpha", config.mcts.dirichlet_alpha)
-    _positive(errors, "mcts.c_base", config.mcts.c_base)
-    _positive(errors, "mcts.c_init", config.mcts.c_init, allow_zero=True)
-    _in_range(errors, "mcts.dirichlet_epsilon", config.mcts.dirichlet_epsilon, 0.0, 1.0)
-    _in_range(errors, "mcts.fpu_value", config.mcts.fpu_value, -1.0, 1.0)
-    if config.mcts.chance not in CHANCE_MODES:
-        errors.append(f"mcts.chance: expected one of {list(CHANCE_MODES)}, got {config.mcts.chance!r}")
-    if config.mcts.algorithm not in ("puct", "gumbel"):
-        errors.append(f"mcts.algorithm: expected one of ['puct', 'gumbel'], got {config.mcts.algorithm!r}")
-    _positive(errors, "mcts.gumbel_max_considered_actions", config.mcts.gumbel_max_considered_actions)
-    _positive(errors, "mcts.gumbel_scale", config.mcts.gumbel_scale, allow_zero=True)
-    _positive(errors, "mcts.gumbel_c_visit", config.mcts.gumbel_c_visit, allow_zero=True)
-    _positive(errors, "mcts.gumbel_c_scale", config.mcts.gumbel_c_scale, allow_zero=True)
+    # every key of the section, named, whichever search is chosen: each checked by its own
+    # settings class (mcts/registry.py), so the ranges are written once, in the library
+    mc = config.mcts
+    errors.extend(_search_setting_errors(mc))
+    section_ok = not any(error.startswith("mcts.") for error in errors)
+    for key, search in (("mcts.algorithm", mc.algorithm), ("arena.algorithm", config.arena.algorithm)):
+        if search not in mcts.names():
+            errors.append(f"{key}: expected one of {list(mcts.names())}, got {search!r}")
+    if section_ok and mc.algorithm in mcts.names():
+        try:
+            selfplay_search(config)
+        except ValueError as exc:
+            errors.append(f"mcts: {exc}")
+    if section_ok and config.arena.algorithm in mcts.names() and config.arena.num_simulations > 0:
+        try:
+            arena_search(config)
+        except ValueError as exc:
+            errors.append(f"arena: {exc}")
     sp = config.selfplay
     for key in ("num_actors", "games_per_actor", "moves_per_call"):
         _positive(errors, f"selfplay.{key}", getattr(sp, key))

@@ -39,12 +39,11 @@ from trainer.actors import GatingActor, ReplayBufferActor, SelfPlayActor, start_
 from trainer.best_model import write_best
 from trainer.config import (
     TrainSchema,
-    arena_puct,
+    arena_search,
     game_id,
     learner_config,
     network_config,
-    selfplay_gumbel,
-    selfplay_puct,
+    selfplay_search,
     to_dict,
     validate,
 )
@@ -99,9 +98,8 @@ class TrainingRun:
         self.game = games.make(game_id(config))
         # the frozen settings of the library objects, built once (trainer/config.py)
         self.network_config = network_config(config)
-        self.selfplay_search = selfplay_puct(config)
-        self.selfplay_gumbel = selfplay_gumbel(config)  # None: PUCT
-        self.arena_search = arena_puct(config)
+        self.selfplay_search = selfplay_search(config)
+        self.arena_search = arena_search(config)
         self.config_dict = to_dict(config)
         self.schedule = Schedule.from_config(config)
         self.counters = RunCounters()
@@ -149,7 +147,7 @@ class TrainingRun:
         return dict(
             game_name=self.game.name,
             network_config=self.network_config,
-            puct_config=self.selfplay_search,
+            search_config=self.selfplay_search,
             num_games=sp.games_per_actor,
             moves_per_call=sp.moves_per_call,
             temperature=sp.temperature,
@@ -160,7 +158,6 @@ class TrainingRun:
             torch_threads=sp.torch_threads,
             random_opening_plies=sp.random_opening_plies,
             reuse_tree=sp.reuse_tree,
-            gumbel_config=self.selfplay_gumbel,
             full_search_probability=sp.full_search_probability,
             cheap_simulations=sp.cheap_simulations,
             value_target=sp.value_target,
@@ -355,7 +352,7 @@ class TrainingRun:
         return GatingActor.options(num_cpus=ar.num_cpus).remote(
             game_name=self.game.name,
             network_config=self.network_config,
-            puct_config=self.arena_search,
+            search_config=self.arena_search,
             num_games=ar.num_games, threshold=ar.threshold, opening_random_plies=ar.opening_random_plies,
             seed=seed, extra_labelled_sets=tuple(ar.extra_labelled_sets), inference=ar.inference,
         )

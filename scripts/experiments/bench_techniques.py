@@ -56,7 +56,7 @@ def main(argv=None) -> dict:
     sims, cheap = args.simulations, max(1, args.simulations // 4)
     workers = {
         name: SelfPlayWorker(
-            args.game, network, {"num_simulations": sims}, args.games, args.moves, 1.0, 8, seed=0, incarnation=1,
+            args.game, network, PUCTConfig(num_simulations=sims), args.games, args.moves, 1.0, 8, seed=0, incarnation=1,
             device="cpu", inference="onnx" if name == "onnx" else "torch",
         )
         for name in ("torch", "onnx")

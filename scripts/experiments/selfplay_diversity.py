@@ -32,6 +32,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from mcts import PUCTConfig  # noqa: E402
 from networks.checkpoint import load_model  # noqa: E402
 from selfplay.worker import SelfPlayWorker  # noqa: E402
 
@@ -70,7 +71,7 @@ def measure(model_path: str, settings: list[str], games: int, calls: int, cache_
     model, metadata = load_model(Path(model_path) / "model.pt" if Path(model_path).is_dir() else model_path)
     weights = {name: value.numpy().copy() for name, value in model.state_dict().items()}
     sp, mc = run_defaults()
-    puct = {key: mc[key] for key in ("num_simulations", "c_puct", "fpu_value", "dirichlet_alpha", "dirichlet_epsilon")}
+    puct = PUCTConfig(**{key: mc[key] for key in ("num_simulations", "c_puct", "fpu_value", "dirichlet_alpha", "dirichlet_epsilon")})
     rows = []
     for text in settings:
         kwargs = {key: sp[key] for key in SETTINGS} | parse_setting(text)
