@@ -37,6 +37,12 @@ if nice -n 5 "$python" -m arena.cli accuracy "mcts:model=$out,sims=200" --game "
 else
     accuracy="not measured: $(tr '\n' ' ' < "$run_dir/accuracy.err")"
 fi
+if nice -n 5 "$python" -m arena.cli accuracy "policy:model=$out" --game "$game" --json \
+        > "$run_dir/policy_accuracy.json" 2>/dev/null; then
+    policy_accuracy=$(cat "$run_dir/policy_accuracy.json")
+else
+    policy_accuracy="not measured"
+fi
 commit=$(git rev-parse HEAD)
 dirty=$(git status --porcelain --untracked-files=no | grep -q . && echo " (with uncommitted changes)" || true)
 summary=$("$python" -c "import json, sys; from networks.provenance import provenance_summary; print(provenance_summary(json.load(open(sys.argv[1]))))" "$out/model.json")
@@ -53,6 +59,7 @@ summary=$("$python" -c "import json, sys; from networks.provenance import proven
     echo "- trained: \`train game=$game run.max_minutes=$minutes${*:+ $*}\` ($(date -u +%Y-%m-%d) UTC)"
     echo "- model.json: $summary"
     echo "- strength, \`arena accuracy mcts:model=$game,sims=200 --game $game --json\`: $accuracy"
+    echo "- the network alone, \`arena accuracy policy:model=$game --game $game --json\`: $policy_accuracy"
     echo "- files: $(cd "$out" && ls -l model.onnx model.safetensors model.json | awk '{printf "%s %s bytes; ", $9, $5}')"
 } > "$out/PROVENANCE.md"
 cat "$out/PROVENANCE.md"
