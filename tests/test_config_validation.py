@@ -507,13 +507,14 @@ def test_an_unknown_game_group_lists_the_options(compose):
         ),
         (
             ["game=chess"],
-            "Could not find 'game/chess' Available options in 'game': "
-            + " ".join(sorted(path.stem for path in (REPO_ROOT / "configs" / "game").glob("*.yaml"))),
+            "train: invalid configuration: game=chess: no such option; accepted options of game: "
+            + str(sorted(path.stem for path in (REPO_ROOT / "configs" / "game").glob("*.yaml")))
+            + " or a game class outside this repository as module:Class",
         ),
         (["mcts.num_simulations=-3"], "mcts.num_simulations: expected num_simulations >= 1, got -3"),
         (
             ["selfplay.games_per_actor=many"],
-            "Value 'many' of type 'str' could not be converted to Integer full_key: selfplay.games_per_actor",
+            "train: invalid configuration: selfplay.games_per_actor: expected an integer, got 'many'",
         ),
         (
             ["experiment=tiny", "trainer.batch_size=5000"],
