@@ -18,12 +18,16 @@ A batched game defined outside this repository is named by its class,
 ``games.make("mypkg.mygame:MyGame")`` (a ``module:Class`` spec; the module must be importable, in
 every Ray actor too, e.g. through ``PYTHONPATH``); the game object's ``name`` is then the spec, so
 model files and checkpoints name it the same way, and its knowledge is the generic ``Knowledge``.
+An installed package can instead name its games in the entry point group ``tabula_rasa.games``
+(``connect3 = mypkg.mygame:MyGame``); each is then made by its entry point name, as the registered
+games are.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+from importlib.metadata import entry_points
 from typing import NamedTuple
 
 from games.base import NO_WINNER, Game
@@ -65,6 +69,9 @@ _REGISTRY: dict[str, GameEntry] = {
     "leduc": GameEntry("games.imperfect.leduc.LeducPoker", None, IMPERFECT),
 }
 
+#: the entry point group in which installed packages name their batched games (``name = module:Class``)
+ENTRY_POINT_GROUP = "tabula_rasa.games"
+
 #: the game name that, with an OpenSpiel game string beside it, stands for ``openspiel:SPEC``
 OPENSPIEL = "openspiel"
 
@@ -77,14 +84,22 @@ def _check_kinds(kinds) -> tuple[str, ...]:
     return kinds
 
 
+def _installed_games() -> dict[str, str]:
+    """``{name: "module:Class"}`` of the entry point group ``ENTRY_POINT_GROUP`` (registered ids win)."""
+    points = entry_points(group=ENTRY_POINT_GROUP)
+    return {point.name: point.value for point in points if point.name not in _REGISTRY}
+
+
 def names(kinds=BATCHED) -> list[str]:
-    """Registered game ids of the given kinds, sorted (default: the batched games, ``BATCHED``).
+    """Registered game ids of the given kinds, sorted (default: the batched games, ``BATCHED``),
+    with the batched games of installed packages (``ENTRY_POINT_GROUP``).
 
     Raises:
         ValueError: for a kind not in ``KINDS``.
     """
     kinds = _check_kinds(kinds)
-    return sorted(name for name, entry in _REGISTRY.items() if entry.kind in kinds)
+    installed = list(_installed_games()) if any(kind in kinds for kind in BATCHED) else []
+    return sorted([name for name, entry in _REGISTRY.items() if entry.kind in kinds] + installed)
 
 
 def kind(name: str) -> str:
@@ -133,7 +148,7 @@ def is_known(name: str, kinds=BATCHED) -> bool:
     kinds = _check_kinds(kinds)
     if name.startswith(OPENSPIEL_PREFIX):
         return PERFECT in kinds
-    if is_class_spec(name):
+    if is_class_spec(name) or name in _installed_games():
         return any(kind in kinds for kind in BATCHED)
     return name in _REGISTRY and _REGISTRY[name].kind in kinds
 
@@ -157,7 +172,8 @@ def _load(path: str):
 def make(name: str, **params):
     """Return the game registered as ``name`` (any kind) built with ``params`` (e.g. Pig's
     ``goal``), the OpenSpiel game of ``openspiel:SPEC``, or an instance of the ``games.Game``
-    subclass that a ``module:Class`` spec names (its ``name`` set to the spec).
+    subclass that a ``module:Class`` spec or an entry point of ``ENTRY_POINT_GROUP`` names (its
+    ``name`` set to the spec or the entry point's name).
 
     Raises:
         ValueError: for an unknown name (the message lists the registered ones), a parameter the
@@ -170,8 +186,8 @@ def make(name: str, **params):
         return OpenSpielGame(name[len(OPENSPIEL_PREFIX) :], **params)
     if name in _REGISTRY:
         cls = _load(_REGISTRY[name].rules)
-    elif is_class_spec(name):
-        cls = _load_class_spec(name)
+    elif is_class_spec(name) or name in _installed_games():
+        cls = _load_class_spec(_installed_games().get(name, name))
     else:
         raise ValueError(f"unknown game {name!r}; expected one of {names(KINDS)}, openspiel:SPEC or module:Class")
     try:
@@ -220,6 +236,7 @@ def knowledge(game: Game) -> Knowledge:
 __all__ = [
     "BATCHED",
     "CHANCE",
+    "ENTRY_POINT_GROUP",
     "IMPERFECT",
     "KINDS",
     "NO_WINNER",

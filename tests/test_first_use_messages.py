@@ -80,15 +80,20 @@ def test_latest_points_at_the_newest_run_and_is_replaced_atomically(tmp_path):
         (["run.live_status=maybe"], "run.live_status: expected true or false, got 'maybe'"),
         (
             ["network=b4c23"],
-            "network=b4c23: no such option; accepted options of network: "
-            f"{sorted(path.stem for path in (Path(CONFIG_DIR) / 'network').glob('*.yaml'))}; did you mean network=b4c32?",
+            (
+                "network=b4c23: no such option; accepted options of network: "
+                f"{sorted(path.stem for path in (Path(CONFIG_DIR) / 'network').glob('*.yaml'))}; "
+                "did you mean network=b4c32?"
+            ),
         ),
         (
             ["max_minutes=5"],
-            "max_minutes: unknown key; accepted top-level keys and config groups: ['arena', 'experiment', "
-            "'game', 'mcts', 'network', 'ray', 'resume', 'selfplay', 'trainer'], and section.key=value for the "
-            "sections ['arena', 'game', 'mcts', 'network', 'ray', 'run', 'selfplay', 'trainer'] "
-            "(e.g. run.max_minutes=5); did you mean run.max_minutes?",
+            (
+                "max_minutes: unknown key; accepted top-level keys and config groups: ['arena', 'experiment', "
+                "'game', 'mcts', 'network', 'ray', 'resume', 'selfplay', 'trainer'], and section.key=value for "
+                "the sections ['arena', 'game', 'mcts', 'network', 'ray', 'run', 'selfplay', 'trainer'] "
+                "(e.g. run.max_minutes=5); did you mean run.max_minutes?"
+            ),
         ),
     ],
 )

@@ -4,7 +4,6 @@ measured against perfect play on every position by exhaustive search (``arena ac
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -16,6 +15,7 @@ import pytest
 import games
 from arena.cli import every_position_sets
 from arena.cli import main as arena_main
+from trainer.cli import class_game_overrides
 
 TESTS = Path(__file__).resolve().parent
 REPO_ROOT = TESTS.parent
@@ -69,6 +69,19 @@ def test_arena_accuracy_measures_every_position_of_a_game_without_labelled_sets(
     assert arena_main(["accuracy", "solver", "--game", SPEC, "--json"]) == 0
     row = json.loads(capsys.readouterr().out)["sets"]["all"]
     assert (row["positions"], row["mistakes"]) == (POSITIONS, 0)  # perfect play makes none
+
+
+def test_an_installed_package_names_its_game_in_the_entry_point_group(outside):
+    dist = outside / "outside_games-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: outside-games\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text(f"[{games.ENTRY_POINT_GROUP}]\nconnect3small = {SPEC}\n")
+    assert "connect3small" in games.names() and games.is_known("connect3small")
+    game = games.make("connect3small")
+    assert type(game).__name__ == "ConnectThreeSmall" and game.name == "connect3small"
+    assert class_game_overrides(["game=connect3small", "game=tictactoe"]) == [
+        "game=module", "game.name=connect3small", "game=tictactoe",
+    ]
 
 
 @pytest.mark.slow

@@ -61,7 +61,7 @@ def test_the_report_holds_one_decodable_png_per_logged_curve_and_the_config(tmp_
         assert png[:8] == b"\x89PNG\r\n\x1a\n"
         pixels = matplotlib.image.imread(io.BytesIO(png), format="png")
         assert pixels.shape == (306, 630, 4)  # 7 x 3.4 inches at 90 dpi, RGBA
-    config_text = re.search(r'<pre id="config">(.*?)</pre>', page, re.S).group(1)
+    config_text = re.search(r'<pre id="config">(.*?)</pre>', page, re.DOTALL).group(1)
     assert json.loads(config_text.replace("&quot;", '"')) == CONFIG
     sidecar = json.loads((run_dir / "best" / "model.json").read_text())
     assert f'<p id="summary">{provenance_summary(sidecar)}</p>' in page

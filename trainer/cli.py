@@ -187,13 +187,14 @@ def _remove_unused_run_dir(run_dir: Path) -> None:
 
 
 def class_game_overrides(overrides: list[str]) -> list[str]:
-    """``game=module:Class`` (a game class outside this repository, ``games.make``) as the
-    overrides Hydra composes: ``game=module`` (configs/game/module.yaml) and ``game.name=SPEC``;
-    every other override as it is."""
+    """``game=module:Class`` or ``game=NAME`` of an installed package's entry point (a game class
+    outside this repository, ``games.make``) as the overrides Hydra composes: ``game=module``
+    (configs/game/module.yaml) and ``game.name=SPEC``; every other override as it is."""
+    options = {path.stem for path in (Path(CONFIG_DIR) / "game").glob("*.yaml")}
     out = []
     for override in overrides:
         key, _, value = override.partition("=")
-        if key == "game" and games.is_class_spec(value):
+        if key == "game" and value not in options and (games.is_class_spec(value) or value in games.names()):
             out.extend(["game=module", f"game.name={value}"])
         else:
             out.append(override)

@@ -279,8 +279,8 @@ def _check_option(group: str, value: str, config_dir: Path) -> list[str]:
     """``group=value`` must name ``config_dir/group/value.yaml`` (or, for ``game``, a module:Class spec)."""
     import difflib
 
-    if group == "game" and games.is_class_spec(value):
-        return []
+    if group == "game" and (games.is_class_spec(value) or value in games.names()):
+        return []  # a game class outside this repository: configs/game/module.yaml (trainer/cli.py)
     folder = config_dir / group
     options = sorted(path.stem for path in folder.glob("*.yaml"))
     if not folder.is_dir() or value in options or not value or value.startswith(("[", "null")):

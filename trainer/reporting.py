@@ -42,7 +42,8 @@ def run_provenance(
 
     Args:
         config_dict: the resolved config (``trainer.config.to_dict``), recorded with its digest.
-        config_path: where the run saved it (``RUN/config.json``).
+        config_path: where the run saved it (``RUN/config.json``); recorded relative to the
+            working folder when it lies below it (``outputs/GAME/DATE/config.json``).
         seconds: wall-clock seconds this invocation has trained (a resumed run: since the resume).
         counters: the run's totals (games, promotions, gates, best version).
         steps: optimiser steps taken.
@@ -51,6 +52,10 @@ def run_provenance(
             (empty: the game has no labelled set, or nothing was measured yet).
         measured_version: the best version those rates were measured on (None: none measured).
     """
+    try:
+        config_path = Path(config_path).resolve().relative_to(Path.cwd().resolve())
+    except ValueError:  # outside the working folder: the absolute path
+        pass
     record = {
         "code": code_version(),
         "config": {"sha256": config_digest(config_dict), "path": str(config_path), "values": config_dict},
