@@ -97,3 +97,19 @@ def test_play_help_lists_the_shipped_models_and_the_poker_mode(capsys, monkeypat
     text = capsys.readouterr().out
     assert "a shipped model's name (tictactoe)" in " ".join(text.split())
     assert "play --game kuhn --policy FILE [--hands 10] [--seed 0] [--human-first | --human-second]" in text
+
+
+@pytest.mark.slow
+def test_play_web_serves_the_shipped_model_by_name():
+    import urllib.request
+
+    from arena.web.browser import start_server, stop_server
+
+    server, url = start_server("tictactoe", "--sims", "8")
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/api/info", timeout=60) as response:
+            info = json.loads(response.read())
+    finally:
+        stop_server(server)
+    assert info["game"] == "tictactoe" and info["simulations"] == 8
+    assert info["model"] == str(SHIPPED_DIR / "tictactoe")
