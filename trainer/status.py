@@ -20,7 +20,7 @@ LEGEND = (
     "learner step whose weights self-play uses | gate = the last gating match (candidate vs best; "
     "'off': gating is off and self-play takes the latest weights, so no promotion is expected) | "
     "loss policy / value = cross-entropy against the search's visit counts / squared error against "
-    "the value target (selfplay.value_target: the game's outcome, or its mix with the search's value), "
+    "the value target (selfplay.value_target: the game's outcome z, the root search value q or their mean), "
     "of the last step | mistakes = share of labelled positions where the best "
     "model's move is worse than perfect play | left = wall-clock time left"
 )
