@@ -36,17 +36,18 @@ from arena.accuracy import (
     network_actions,
     player_actions,
 )
+from arena.game_text import state_after
 from arena.match import run_ladder, run_match
 from arena.players import HumanPlayer, HumanQuit, MCTSPlayer
 from arena.policy_compare import main as compare_main
 from arena.positions import position_sets
+from arena.positions.exhaustive import every_position_labelled_set
 from arena.specs import build_player, parse_spec
 from games.atomic import atomic_write_text
 from games.checks import int_argument
-from networks.onnx_evaluator import read_sidecar
-from arena.positions.exhaustive import every_position_labelled_set
 from games.exhaustive import MAX_EXHAUSTIVE_PLIES
 from networks.loading import resolve_model
+from networks.onnx_evaluator import read_sidecar
 
 DEFAULT_GAMES = 20
 SPEC_HELP = """player specs (every kind also takes seed=INT):
@@ -251,7 +252,7 @@ def _match(args) -> int:
     def progress(record) -> None:  # only for a person watching a terminal
         for human in humans:  # a human sees how the game ended
             human_first = record.a_first == (human is player_a)
-            human.game_over(game, game_state_after(game, record.moves), 0 if human_first else 1)
+            human.game_over(game, state_after(game, game.parse_moves(record.moves)), 0 if human_first else 1)
         if sys.stderr.isatty():
             first = "A" if record.a_first else "B"
             print(
@@ -276,14 +277,6 @@ def _match(args) -> int:
         return 0
     _print_match(result, args)
     return 0
-
-
-def game_state_after(game, moves: str) -> tuple:
-    """The state after a move string in the game's notation (chance outcomes included)."""
-    state = game.initial_state()
-    for action in game.parse_moves(moves):
-        state = game.chance_result(state, action) if game.is_chance_state(state) else game.result(state, action)
-    return state
 
 
 def _print_match(result, args) -> None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from networks.onnx_evaluator import ONNX_FILE, SIDECAR_FILE, WEIGHTS_FILE, load_exported
+from networks.onnx_evaluator import ONNX_FILE, SIDECAR_FILE, WEIGHTS_FILE, load_exported, read_sidecar
+from networks.provenance import provenance_summary
 from networks.shipped import shipped_names, shipped_path
 
 #: the folder of a ``train`` run that holds its promoted model
@@ -79,9 +80,6 @@ def model_summary(path: str | os.PathLike) -> str | None:
     for a weights file (its provenance is read only when exported)."""
     if not is_export(path):
         return None
-    from networks.onnx_evaluator import read_sidecar
-    from networks.provenance import provenance_summary
-
     return provenance_summary(read_sidecar(path))
 
 

@@ -11,8 +11,8 @@ import pytest
 from helpers_models import export_tiny_mlp
 
 import games
-from arena.cli import game_state_after
 from arena.cli import main as arena_main
+from arena.game_text import state_after
 from arena.play_cli import main as play_main
 from arena.specs import build_player
 from networks.loading import load_evaluator, resolve_model
@@ -82,7 +82,7 @@ def test_play_plays_the_shipped_model_by_name_and_a_run_folder_through_its_best(
 def test_a_player_spec_and_arena_accuracy_take_a_shipped_name(capsys):
     game = games.make("tictactoe")
     player = build_player("mcts:model=tictactoe,sims=16", game, seed=0)
-    assert player.select_action(game, game_state_after(game, "1425")) == 2  # the win at 3
+    assert player.select_action(game, state_after(game, game.parse_moves("1425"))) == 2  # the win at 3
     assert load_evaluator("tictactoe").game_name == "tictactoe"
     assert arena_main(["accuracy", "policy:model=tictactoe", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)

@@ -12,6 +12,7 @@ Examples::
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -115,8 +116,6 @@ def link_latest(run_dir: Path) -> Path:
     Returns:
         the link's path. A folder or file already named ``latest`` is left alone (and returned).
     """
-    import os
-
     link = run_dir.parent / "latest"
     if link.exists() and not link.is_symlink():
         return link

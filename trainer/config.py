@@ -264,8 +264,6 @@ def _unknown(name: str, what: str, accepted: list[str], shown: str | None = None
 def _unknown_top_level(key: str, accepted: list[str], sections: dict) -> str:
     """The message for an unknown ``key=value``: the groups, and the sections set as ``section.key``
     (``run`` among them, which has no group), with the section key of that name when one exists."""
-    import difflib
-
     owners = [f"{name}.{key}" for name, cls in sections.items() if key in cls.__dataclass_fields__]
     close = owners[:1] or difflib.get_close_matches(key, accepted, n=1)
     hint = f"; did you mean {close[0]}?" if close else ""
@@ -277,8 +275,6 @@ def _unknown_top_level(key: str, accepted: list[str], sections: dict) -> str:
 
 def _check_option(group: str, value: str, config_dir: Path) -> list[str]:
     """``group=value`` must name ``config_dir/group/value.yaml`` (or, for ``game``, a module:Class spec)."""
-    import difflib
-
     if group == "game" and (games.is_class_spec(value) or value in games.names()):
         return []  # a game class outside this repository: configs/game/module.yaml (trainer/cli.py)
     folder = config_dir / group
@@ -297,11 +293,10 @@ _TYPE_WORDS = {int: "an integer", float: "a number", bool: "true or false", str:
 
 def _check_type(section_cls, name: str, key: str, override: str) -> list[str]:
     """The value of ``section.name=value`` must convert to the field's type (as OmegaConf would)."""
-    import typing
-
+    # heavy dependency (hydra, omegaconf): imported where it is used
     from hydra.core.override_parser.overrides_parser import OverridesParser
-    from omegaconf import OmegaConf
-    from omegaconf.errors import OmegaConfBaseException
+    from omegaconf import OmegaConf  # heavy dependency (omegaconf)
+    from omegaconf.errors import OmegaConfBaseException  # heavy dependency (omegaconf)
 
     try:
         value = OverridesParser.create().parse_override(override.lstrip("+")).value()
@@ -313,9 +308,9 @@ def _check_type(section_cls, name: str, key: str, override: str) -> list[str]:
     try:
         node[name] = value
     except OmegaConfBaseException:
-        hint = typing.get_type_hints(section_cls)[name]
-        optional = type(None) in typing.get_args(hint)
-        base = next((t for t in (typing.get_args(hint) or (hint,)) if t is not type(None)), hint)
+        hint = get_type_hints(section_cls)[name]
+        optional = type(None) in get_args(hint)
+        base = next((t for t in (get_args(hint) or (hint,)) if t is not type(None)), hint)
         words = _TYPE_WORDS.get(base, getattr(base, "__name__", str(base)))
         return [f"{key}: expected {words}{' or null' if optional else ''}, got {value!r}"]
     return []

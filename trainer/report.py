@@ -20,6 +20,7 @@ Below the pictures come the best model's provenance (``best/model.json``,
 
 from __future__ import annotations
 
+import argparse
 import base64
 import html
 import io
@@ -31,11 +32,17 @@ from pathlib import Path
 from matplotlib.figure import Figure
 from tensorboard.backend.event_processing.event_accumulator import SCALARS, EventAccumulator
 
-from networks.atomic import atomic_write_bytes
+from games.atomic import atomic_write_bytes
 from networks.provenance import provenance_summary
 
 #: the report's file name in the run folder
 REPORT_FILE = "report.html"
+#: the page's style sheet, inline (the page is one file)
+STYLE = (
+    "<style>body{font-family:sans-serif;max-width:60em;margin:1em auto;padding:0 1em}"
+    "img{max-width:100%;display:block;margin:0.5em 0 1.5em}pre{background:#f4f4f4;padding:0.5em;"
+    "overflow-x:auto;font-size:0.85em}</style></head><body>"
+)
 
 
 @dataclass(frozen=True)
@@ -143,9 +150,7 @@ def report_html(run_dir: str | Path) -> str:
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>tabula-rasa run {html.escape(run_dir.name)}</title>",
-        "<style>body{font-family:sans-serif;max-width:60em;margin:1em auto;padding:0 1em}"
-        "img{max-width:100%;display:block;margin:0.5em 0 1.5em}pre{background:#f4f4f4;padding:0.5em;"
-        "overflow-x:auto;font-size:0.85em}</style></head><body>",
+        STYLE,
         f"<h1>Training run {html.escape(str(run_dir))}</h1>",
     ]
     if isinstance(sidecar, dict):
@@ -188,8 +193,6 @@ def write_report(run_dir: str | Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     """``train-report RUN``: write ``RUN/report.html``; returns 0, or 2 for a missing run folder."""
-    import argparse
-
     parser = argparse.ArgumentParser(
         prog="train-report",
         description="Write RUN/report.html: the run's curves (mistakes against perfect play, losses, "
