@@ -27,6 +27,10 @@ run_dir=outputs/shipped/$game/$(date -u +%Y-%m-%d_%H-%M-%S)
 out=networks/shipped/$game
 command="bash scripts/build_shipped_model.sh $game $minutes${*:+ $*}"
 
+# the code that trains: recorded before anything is written (the export replaces tracked files)
+commit=$(git rev-parse HEAD)
+dirty=$(git status --porcelain --untracked-files=no | grep -q . && echo " (with uncommitted changes)" || true)
+
 nice -n 5 "$python" -m trainer.cli "game=$game" "run.max_minutes=$minutes" run.live_status=false \
     "hydra.run.dir=$run_dir" "$@"
 rm -rf "$out"
@@ -43,8 +47,6 @@ if nice -n 5 "$python" -m arena.cli accuracy "policy:model=$out" --game "$game" 
 else
     policy_accuracy="not measured"
 fi
-commit=$(git rev-parse HEAD)
-dirty=$(git status --porcelain --untracked-files=no | grep -q . && echo " (with uncommitted changes)" || true)
 summary=$("$python" -c "import json, sys; from networks.provenance import provenance_summary; print(provenance_summary(json.load(open(sys.argv[1]))))" "$out/model.json")
 {
     echo "# Shipped model: $game"
