@@ -36,13 +36,17 @@ from arena.accuracy import (
     network_actions,
     player_actions,
 )
+from arena.game_text import state_after
 from arena.match import run_ladder, run_match
-from arena.players import HumanQuit, MCTSPlayer
+from arena.players import HumanPlayer, HumanQuit, MCTSPlayer
 from arena.policy_compare import main as compare_main
 from arena.positions import position_sets
+from arena.positions.exhaustive import every_position_labelled_set
 from arena.specs import build_player, parse_spec
 from games.atomic import atomic_write_text
 from games.checks import int_argument
+from games.exhaustive import MAX_EXHAUSTIVE_PLIES
+from networks.loading import resolve_model
 from networks.onnx_evaluator import read_sidecar
 
 DEFAULT_GAMES = 20
@@ -138,7 +142,9 @@ def _accuracy_parser() -> argparse.ArgumentParser:
         dest="sets",
         action="append",
         metavar="NAME",
-        help="labelled set (repeatable; default: the game's own sets; tic-tac-toe: 'all'). Connect "
+        help="labelled set (repeatable; default: the game's own sets; tic-tac-toe and any game of at "
+        f"most {MAX_EXHAUSTIVE_PLIES} plies, such as one of your own: 'all', every position labelled by "
+        "exhaustive search). Connect "
         "Four also has Pascal Pons' six test sets, measured only when named: pons-end-easy, "
         "pons-middle-easy, pons-middle-medium, pons-begin-easy, pons-begin-medium, pons-begin-hard, "
         "or 'pons' for all six (read from ../shared/data/connect4/ or $TABULA_PONS_DIR; label them "
@@ -193,7 +199,9 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         args.game = args.game or _game_of_models(list(args.ladder or []) + list(args.players))
         if args.opening_plies is None:
-            args.opening_plies = games.knowledge(games.make(args.game)).default_opening_plies  # tic-tac-toe 1, Connect Four 2
+            # tic-tac-toe 1, Connect Four 2; none before a human, who would not see them played
+            human = any(parse_spec(spec).kind == "human" for spec in args.players)
+            args.opening_plies = 0 if human else games.knowledge(games.make(args.game)).default_opening_plies
         if not 0.0 < args.confidence < 1.0:
             parser.error(f"--confidence: expected a level in (0, 1), got {args.confidence}")
         if not args.prior_draws >= 0.0:
@@ -221,7 +229,7 @@ def _game_of_models(specs: list[str]) -> str:
             key, _, value = option.partition("=")
             if key.strip() != "model" or not value:
                 continue
-            path = Path(value)
+            path, _ = resolve_model(value)  # a run folder's best/, a shipped model's name
             if path.is_dir() or path.name in ("model.json", "model.onnx"):
                 return str(read_sidecar(path)["game"]["name"])
             if path.is_file():
@@ -236,7 +244,15 @@ def _match(args) -> int:
     game = games.make(args.game)
     _, (player_a, player_b), rng = _players(args.players, game, args.seed)
 
+    humans = [player for player in (player_a, player_b) if isinstance(player, HumanPlayer)]
+    if humans and args.opening_plies:
+        print(f"each game starts with {args.opening_plies} random move(s), shown on the first board "
+              "(--opening-plies 0: from the start)", file=sys.stdout)
+
     def progress(record) -> None:  # only for a person watching a terminal
+        for human in humans:  # a human sees how the game ended
+            human_first = record.a_first == (human is player_a)
+            human.game_over(game, state_after(game, game.parse_moves(record.moves)), 0 if human_first else 1)
         if sys.stderr.isatty():
             first = "A" if record.a_first else "B"
             print(
@@ -360,9 +376,15 @@ def _accuracy(args) -> int:
     wanted: list | None = list(args.sets) if args.sets else None
     if args.set_files:
         wanted = (wanted or []) + [position_sets(game).read_labelled_set(path) for path in args.set_files]
-    sets = labelled_sets(game, wanted)
+    sets = every_position_sets(game, wanted)
+    if sets is None:
+        sets = labelled_sets(game, wanted)
     if not sets:
-        raise ValueError(f"no labelled position sets for {game.name} are shipped yet; use --set-file PATH")
+        raise ValueError(
+            f"no labelled position sets for {game.name}, and its games ({game.max_game_length} plies) are too long "
+            f"for the exhaustive solver (at most {MAX_EXHAUSTIVE_PLIES}); measure it on a labelled set given as "
+            "a LabelledSet (arena.accuracy.labelled_sets) or register the game's sets in arena/positions"
+        )
     rows = {}
     for name, labelled in sets.items():
         if args.limit is not None and args.limit < len(labelled):
@@ -404,6 +426,19 @@ def _accuracy(args) -> int:
         table.add_row(*cells)
     _console(sys.stdout).print(table)
     return 0
+
+
+def every_position_sets(game, wanted: list | None) -> dict | None:
+    """``{"all": every position labelled by exhaustive search}`` for a game that ships no labelled
+    set of that name but that ``games.exhaustive`` solves (a game of at most
+    ``MAX_EXHAUSTIVE_PLIES`` plies, such as one defined outside this repository), when ``wanted``
+    is None (the game's own sets: it has none) or ``["all"]``; None otherwise (the named sets)."""
+    own = position_sets(game).labelled_set_names()
+    if game.max_game_length > MAX_EXHAUSTIVE_PLIES or "all" in own:
+        return None
+    if (wanted is None and not own) or wanted == ["all"]:
+        return {"all": every_position_labelled_set(game)}
+    return None
 
 
 def _chosen_move_accuracy(args, game, choose) -> int:

@@ -8,12 +8,10 @@ wraps the evaluator in a registered search without root noise (PUCT by default;
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import games
 from arena.players import MCTSPlayer, PolicyPlayer
 from mcts import settings_from
-from networks.loading import is_export
+from networks.loading import is_export, resolve_model
 from networks.onnx_evaluator import load_exported, read_sidecar
 
 
@@ -23,12 +21,14 @@ def load_model(path: str, game_name: str | None = None, num_threads: int | None 
     ``num_threads``: the network's CPU threads (``networks.loading.load_evaluator``; ``None``: the
     library's default).
 
+    ``path`` is anything ``networks.loading.resolve_model`` takes: an export folder, a model file,
+    a training run folder (its ``best/``), a shipped model's name.
+
     Raises:
-        FileNotFoundError: if ``path`` does not exist.
+        FileNotFoundError: if ``path`` does not exist and names no shipped model.
         ValueError: if the model cannot be read, or ``game_name`` differs from the model's game.
     """
-    if not Path(path).exists():
-        raise FileNotFoundError(f"model not found: {path}")
+    path, _ = resolve_model(path, game_name)  # a run folder's best/, a shipped model's name
     if is_export(path):
         model_game = read_sidecar(path)["game"]["name"]
         if game_name is not None and game_name != model_game:

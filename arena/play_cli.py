@@ -42,12 +42,21 @@ from arena.web.server import bind, is_loopback, serve
 from arena.web.sessions import HUMAN, MODEL, OPPONENT, ModelService
 from mcts import names as search_names
 from mcts.evaluators import symmetry_averaged
+from networks.loading import model_summary, resolve_model
+from networks.shipped import shipped_names
 
 DEFAULT_SIMULATIONS = 200
 #: most simulations the engine accepts for one search (bounds memory and time)
 MAX_SIMULATIONS = 100_000
 #: most simulations the web page's budget slider reaches (``--sims`` raises it when larger)
 WEB_MAX_SIMULATIONS = 3200
+
+
+#: the end of ``play --help``: the poker mode, whose options are its own (arena/poker_play.py)
+POKER_HELP = """poker (imperfect information, no model): a human against a CFR policy, hands dealt at random
+  play --game kuhn --policy FILE [--hands 10] [--seed 0] [--human-first | --human-second]
+  play --game leduc --policy FILE   (FILE: a policy JSON written by `cfr --game leduc ...`, or 'uniform')
+  play --game kuhn --help           the poker mode's own options"""
 
 
 class UsageError(ValueError):
@@ -350,10 +359,17 @@ class Engine:
 # ----------------------------------------------------------------------------- command line
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="play", description="Play against an exported model, or run it as a text engine."
+        prog="play",
+        description="Play against an exported model, or run it as a text engine.",
+        epilog=POKER_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "--model", required=True, metavar="PATH", help="export folder (or .pt model/checkpoint)"
+        "--model",
+        metavar="PATH|NAME",
+        help="export folder, .pt model/checkpoint, a training run folder (its best/ is used), or a "
+        f"shipped model's name ({', '.join(shipped_names()) or 'none shipped'}); default: the "
+        "shipped model of --game (of connect4 without --game, else the first shipped)",
     )
     parser.add_argument("--game", type=games.game_name_argument, help="game id (default: the model's)")
     parser.add_argument(
@@ -467,6 +483,11 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
             raise UsageError(f"--seed: expected an integer >= 0, got {args.seed}")
         if args.web and args.engine:
             raise UsageError("--web and --engine: expected one of them, got both")
+        model_path, note = resolve_model(args.model, args.game)
+        for line in (note, model_summary(model_path)):  # on stderr: stdout is the game (or the protocol)
+            if line:
+                _write(sys.stderr, f"play: {line}\n")
+        args.model = str(model_path)
         game, evaluate_fn = load_model(args.model, args.game)
         if args.symmetries:
             evaluate_fn = symmetry_averaged(game, evaluate_fn)

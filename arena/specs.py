@@ -33,7 +33,6 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import games
 from arena import players
@@ -43,7 +42,7 @@ from mcts import algorithm, settings_from
 from mcts import names as search_names
 from mcts.evaluators import symmetry_averaged
 from mcts.minibatch import TIMED_LEAVES_PER_CALL
-from networks.loading import load_evaluator
+from networks.loading import load_evaluator, resolve_model
 
 #: accepted options of each kind: ``{kind: {option: type}}``; "model" is a path
 SPEC_OPTIONS: dict[str, dict[str, type]] = {
@@ -193,7 +192,7 @@ def load_model_evaluator(path: str, game: Game, num_threads: int | None = None):
         FileNotFoundError: if ``path`` does not exist.
         ValueError: if the model cannot be read or is for another game (``networks.loading``).
     """
-    resolved = str(Path(path).expanduser().resolve())
+    resolved = str(resolve_model(path)[0].expanduser().resolve())  # a run folder's best/, a shipped name
     key = (resolved, game.name, num_threads)
     if key not in _EVALUATORS:
         evaluator = load_evaluator(resolved, expected_game=game, num_threads=num_threads)

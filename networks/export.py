@@ -9,8 +9,11 @@ sidecar last so that its SHA-256 entries describe complete files:
 * ``model.safetensors``: the state dict (safetensors: no code can run on load).
 * ``model.json``: ``format``, ``format_version``, ``game`` (``name``, ``version``),
   ``observation_shape``, ``num_actions``, ``network`` (``NetworkConfig.to_dict()``),
-  ``network_name``, ``inputs``/``outputs``, ``onnx_opset``, ``files``, ``sha256`` (per file) and
-  ``extra`` (training step, arena record, ... as given).
+  ``network_name``, ``inputs``/``outputs``, ``onnx_opset``, ``files``, ``sha256`` (per file),
+  ``extra`` (training step, arena record, ... as given) and ``provenance``: where the model came
+  from (:data:`networks.provenance.PROVENANCE_KEYS`; ``code`` is always filled in at export, the rest when the caller
+  knows it, as ``train`` does). Files written before ``provenance`` existed load as before;
+  :func:`networks.provenance.provenance_summary` reads either kind.
 
 Read it back with :func:`networks.onnx_evaluator.load_exported` (ONNX Runtime, no torch) or with
 :func:`load_exported_torch` (torch, from the safetensors weights).
@@ -46,6 +49,7 @@ from networks.onnx_evaluator import (
     read_sidecar,
     sha256_file,
 )
+from networks.provenance import PROVENANCE_KEYS, code_version
 
 #: ONNX opset written by :func:`export_model`.
 OPSET = 17
@@ -174,6 +178,7 @@ def export_model(
     extra: dict | None = None,
     opset: int = OPSET,
     verify: bool = True,
+    provenance: dict | None = None,
 ) -> Path:
     """Write ``model.onnx``, ``model.safetensors`` and ``model.json`` into ``out_dir``.
 
@@ -187,13 +192,16 @@ def export_model(
         opset: ONNX opset, >= 17.
         verify: run ONNX Runtime on random inputs at batch sizes 1 and 5 and require agreement with
             torch within ``PARITY_TOLERANCE``.
+        provenance: where the model came from, keys of ``networks.provenance.PROVENANCE_KEYS``
+            (plain, JSON); ``code`` is filled in with ``networks.provenance.code_version()`` when missing.
 
     Returns:
         ``out_dir`` as a ``Path``.
 
     Raises:
         ValueError: for a bad ``config``, ``game_name``, ``game_version``, ``opset``, a non-plain or
-            non-JSON ``extra``, or (``verify``) an ONNX/torch mismatch.
+            non-JSON ``extra`` or ``provenance``, a ``provenance`` key outside
+            ``PROVENANCE_KEYS``, or (``verify``) an ONNX/torch mismatch.
     """
     # heavy dependency (safetensors): imported where it is used
     from safetensors.torch import save as safetensors_save
@@ -210,11 +218,12 @@ def export_model(
             raise ValueError(
                 f"model: expected an attribute {attribute!r} (build it with networks.build_network)"
             )
-    extra = check_plain(dict(extra or {}))
-    try:
-        json.dumps(extra, allow_nan=False)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"extra: expected JSON-serialisable plain values ({error})") from error
+    extra = _plain_json("extra", extra)
+    provenance = _plain_json("provenance", provenance)
+    unknown = sorted(set(provenance) - set(PROVENANCE_KEYS))
+    if unknown:
+        raise ValueError(f"provenance: unknown keys {unknown}; expected some of {list(PROVENANCE_KEYS)}")
+    provenance.setdefault("code", code_version())
 
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
@@ -254,11 +263,22 @@ def export_model(
         },
         "torch_version": torch.__version__,
         "extra": extra,
+        "provenance": provenance,
     }
     atomic_write_json(folder / SIDECAR_FILE, sidecar)
     if verify:
         _check_parity(model, folder)
     return folder
+
+
+def _plain_json(what: str, values: dict | None) -> dict:
+    """``values`` as a plain dict that JSON can write; ValueError naming ``what`` otherwise."""
+    values = check_plain(dict(values or {}), what)
+    try:
+        json.dumps(values, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{what}: expected JSON-serialisable plain values ({error})") from error
+    return values
 
 
 def load_exported_torch(path: str | os.PathLike, expected_game=None) -> tuple[torch.nn.Module, ModelMetadata]:

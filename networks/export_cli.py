@@ -38,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         model, metadata = load_model(args.checkpoint, expected_game=args.game)
         extra = dict(metadata.extra)
+        provenance = extra.pop("provenance", None)  # a run's best/model.pt carries its provenance
         extra.setdefault("source_checkpoint", str(args.checkpoint))
         out = export_model(
             model,
@@ -48,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
             extra=extra,
             opset=OPSET if args.opset is None else args.opset,
             verify=not args.no_verify,
+            provenance=provenance if isinstance(provenance, dict) else None,
         )
     except (FileNotFoundError, ValueError, OSError) as error:
         print(f"export-model: error: {error}", file=sys.stderr)

@@ -507,13 +507,14 @@ def test_an_unknown_game_group_lists_the_options(compose):
         ),
         (
             ["game=chess"],
-            "Could not find 'game/chess' Available options in 'game': "
-            + " ".join(sorted(path.stem for path in (REPO_ROOT / "configs" / "game").glob("*.yaml"))),
+            "train: invalid configuration: game=chess: no such option; accepted options of game: "
+            + str(sorted(path.stem for path in (REPO_ROOT / "configs" / "game").glob("*.yaml")))
+            + " or a game class outside this repository as module:Class",
         ),
         (["mcts.num_simulations=-3"], "mcts.num_simulations: expected num_simulations >= 1, got -3"),
         (
             ["selfplay.games_per_actor=many"],
-            "Value 'many' of type 'str' could not be converted to Integer full_key: selfplay.games_per_actor",
+            "train: invalid configuration: selfplay.games_per_actor: expected an integer, got 'many'",
         ),
         (
             ["experiment=tiny", "trainer.batch_size=5000"],
@@ -608,7 +609,12 @@ def test_a_run_that_played_no_game_says_its_best_model_is_untrained():
     played = RunSummary("out/r", 20, 43, 400, 10, 1, 2, 67.0, "max_steps")
     assert finish_message(played, 3.0) == (
         "run finished (max_steps): 20 steps, 43 games, best version 10 (1 promotions in 2 gates), 67 s; "
-        "outputs in out/r"
+        "outputs in out/r\n"
+        "next:\n"
+        "  play --model out/r/best  # play against it\n"
+        "  arena accuracy mcts:model=out/r/best  # its mistakes against perfect play\n"
+        "  arena mcts:model=out/r/best alphabeta:depth=4 --games 20  # a match against alpha-beta\n"
+        "  train-report out/r  # write out/r/report.html again"
     )
     # a run stopped by Ctrl-C before its first game gets no budget hint
     stopped = RunSummary("out/r", 0, 0, 0, 0, 0, 0, 20.0, "interrupted")

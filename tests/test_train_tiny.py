@@ -3,7 +3,9 @@ actor, training steps, gating, checkpoints, TensorBoard, and resume ."""
 
 from __future__ import annotations
 
+import base64
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -82,6 +84,38 @@ def test_tiny_run_writes_checkpoints_metrics_and_best_model(tiny_run):
     assert sidecar["training_step"] == sidecar["best_version"] == latest.counters["best_version"]
     assert sidecar["run_step"] <= 20
     assert (run_dir / "games" / "selfplay.txt").read_text().strip()
+
+
+def test_a_finished_run_reports_itself_links_latest_and_records_its_provenance(tiny_run):
+    run_dir, result = tiny_run
+    out = result.stdout
+    assert out.count("status line: step = optimiser steps taken | games = ") == 1  # the legend, once
+    assert f"report: {run_dir / 'report.html'}\n" in out
+    assert f"next:\n  play --model {run_dir}/best  # play against it\n" in out
+    latest = ckpt.load_latest_checkpoint(run_dir)
+    provenance = json.loads((run_dir / "best" / "model.json").read_text())["provenance"]
+    assert provenance["training"]["steps"] == 20
+    assert provenance["training"]["games"] == latest.counters["games"]
+    assert provenance["training"]["promotions"] == latest.counters["promotions"]
+    assert provenance["training"]["best_version"] == latest.counters["best_version"]
+    assert provenance["config"]["values"] == latest.config
+    assert provenance["search"]["trained_with"]["num_simulations"] == 8  # experiment=tiny's mcts
+    assert provenance["search"]["play_with"]["num_simulations"] == 4  # and its arena
+    # the last measurement is of the final best model, and the end of the run prints it
+    rates = provenance["mistake_rates"]
+    assert rates["measured_version"] == latest.counters["best_version"]
+    assert (
+        f"mistakes against perfect play (best version {rates['measured_version']}): all {rates['rates']['all']:.2%}\n"
+        in out
+    )
+    page = (run_dir / "report.html").read_text()
+    titles = re.findall(r"<h2>([^<]+)</h2>", page)
+    assert titles == [
+        "Mistakes against perfect play", "Losses", "Self-play speed", "Gating", "Provenance of the best model", "Config",
+    ]
+    images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
+    assert len(images) == 4 and all(base64.b64decode(data)[:8] == b"\x89PNG\r\n\x1a\n" for data in images)
+    assert (run_dir.parent / "latest").resolve() == run_dir.resolve()
 
 
 def test_the_wsd_learning_rate_falls_linearly_over_the_last_half_of_the_step_budget(tiny_run):

@@ -12,6 +12,7 @@ Examples::
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
+import games
 from trainer.config import check_overrides, register_configs, to_dict, to_train_config
 from trainer.resume import describe_changes, named_keys, resume_changes, resume_config
 
@@ -52,29 +54,38 @@ def _main(cfg: DictConfig) -> None:
         if not config.resume:
             _remove_unused_run_dir(hydra_dir)
         raise SystemExit(f"train: {exc}") from None
+    link_latest(run_dir)
     try:
         summary = training.run()
     except (ValueError, RunStopped) as exc:  # a clear message and exit status 1, no traceback
         raise SystemExit(f"train: {exc}") from None
+    from trainer.report import write_report  # matplotlib: only when a run has finished
+
     print(finish_message(summary, config.run.max_minutes))
+    print(f"report: {write_report(run_dir)}")
 
 
 def finish_message(summary, max_minutes: float | None) -> str:
-    """The line ``train`` prints when a run ends, and a hint when it played no self-play game.
+    """What ``train`` prints when a run ends: the totals, the final mistake rates, the next commands.
 
     Args:
         summary: the run's ``trainer.loop.RunSummary``.
         max_minutes: the run's ``run.max_minutes`` (None: no wall-clock budget).
 
     Returns:
-        ``run finished (REASON): ...``; when the wall-clock budget ended before any game finished,
-        a second line saying that ``best/`` holds the untrained network and that starting Ray and
-        the actors took the budget.
+        ``run finished (REASON): ...`` (with gating off, the best version is said to be the latest
+        weights rather than ``0 promotions in 0 gates``); when the wall-clock budget ended before
+        any game finished, a line saying that ``best/`` holds the untrained network; the last
+        mistake rates against perfect play, when measured; and the commands that play, measure and
+        report on the run (``RUN/best`` and ``train-report RUN``).
     """
+    if summary.gating:
+        best = f"best version {summary.best_version} ({summary.promotions} promotions in {summary.gates} gates)"
+    else:
+        best = f"best version {summary.best_version} (gating off: the latest weights, no gating matches)"
     line = (
         f"run finished ({summary.stopped_by}): {summary.steps} steps, {summary.games} games, "
-        f"best version {summary.best_version} ({summary.promotions} promotions in {summary.gates} gates), "
-        f"{summary.seconds:.0f} s; outputs in {summary.run_dir}"
+        f"{best}, {summary.seconds:.0f} s; outputs in {summary.run_dir}"
     )
     if summary.games == 0 and summary.steps == 0 and summary.stopped_by == "max_minutes":
         line += (
@@ -83,7 +94,40 @@ def finish_message(summary, max_minutes: float | None) -> str:
             "best/ holds the untrained network; give the run more minutes "
             "(resume=DIR run.max_minutes=N continues it)"
         )
+    if summary.mistake_rates:
+        rates = ", ".join(f"{name} {rate:.2%}" for name, rate in summary.mistake_rates.items())
+        line += f"\nmistakes against perfect play (best version {summary.measured_version}): {rates}"
+    if summary.stopped_by in ("max_minutes", "max_steps") and summary.steps > 0:
+        run = summary.run_dir
+        line += (
+            "\nnext:"
+            f"\n  play --model {run}/best  # play against it"
+            f"\n  arena accuracy mcts:model={run}/best  # its mistakes against perfect play"
+            f"\n  arena mcts:model={run}/best alphabeta:depth=4 --games 20  # a match against alpha-beta"
+            f"\n  train-report {run}  # write {run}/report.html again"
+        )
     return line
+
+
+def link_latest(run_dir: Path) -> Path:
+    """Point ``latest`` beside ``run_dir`` (``outputs/GAME/latest``) at it, replacing any older link
+    atomically (a new link under a temporary name, then a rename over the old one).
+
+    Returns:
+        the link's path. A folder or file already named ``latest`` is left alone (and returned).
+    """
+    link = run_dir.parent / "latest"
+    if link.exists() and not link.is_symlink():
+        return link
+    temporary = run_dir.parent / f".latest.{os.getpid()}"
+    try:
+        if temporary.is_symlink():
+            temporary.unlink()
+        temporary.symlink_to(run_dir.name, target_is_directory=True)
+        os.replace(temporary, link)
+    except OSError:  # a file system without links: the run goes on without one
+        temporary.unlink(missing_ok=True)
+    return link
 
 
 def _resumed_config(config, run_dir: Path, overrides: list[str]):
@@ -141,12 +185,28 @@ def _remove_unused_run_dir(run_dir: Path) -> None:
             parent = parent.parent
 
 
+def class_game_overrides(overrides: list[str]) -> list[str]:
+    """``game=module:Class`` or ``game=NAME`` of an installed package's entry point (a game class
+    outside this repository, ``games.make``) as the overrides Hydra composes: ``game=module``
+    (configs/game/module.yaml) and ``game.name=SPEC``; every other override as it is."""
+    options = {path.stem for path in (Path(CONFIG_DIR) / "game").glob("*.yaml")}
+    out = []
+    for override in overrides:
+        key, _, value = override.partition("=")
+        if key == "game" and value not in options and (games.is_class_spec(value) or value in games.names()):
+            out.extend(["game=module", f"game.name={value}"])
+        else:
+            out.append(override)
+    return out
+
+
 def main() -> None:
     """Console-script entry point."""
     try:  # unknown keys: a message naming the accepted ones, before Hydra composes
-        check_overrides(sys.argv[1:])
+        check_overrides(sys.argv[1:], CONFIG_DIR)
     except ValueError as exc:
         raise SystemExit(f"train: {exc}") from None
+    sys.argv[1:] = class_game_overrides(sys.argv[1:])
     _main()
 
 

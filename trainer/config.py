@@ -24,6 +24,7 @@ import difflib
 import math
 import types
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import List, Optional, Union, get_args, get_origin, get_type_hints
 
 import games
@@ -206,30 +207,41 @@ def register_configs() -> None:
 CONFIG_GROUPS = ("game", "network", "mcts", "selfplay", "trainer", "arena", "ray", "experiment")
 
 
-def check_overrides(overrides: list[str]) -> None:
-    """Check the keys of command-line overrides against the schema before Hydra composes.
+def check_overrides(overrides: list[str], config_dir: str | None = None) -> None:
+    """Check command-line overrides against the schema and the config folder before Hydra composes.
 
     ``section.key=value`` must name a field of that section (Hydra would say only "Could not
-    override", and suggest appending it with ``+``); ``name=value`` must be a config group or
-    ``resume``; a ``+`` append into the schema is refused too (the field would be ignored).
-    ``hydra...`` keys and options (``--cfg``, ``-m``...) are left to Hydra.
+    override", and suggest appending it with ``+``) and give a value of its type (Hydra would print
+    OmegaConf's conversion message); ``name=value`` must be a config group or ``resume``, and a
+    group's option a file of ``config_dir/GROUP/`` (Hydra would print its search path); a ``+``
+    append into the schema is refused too (the field would be ignored). ``hydra...`` keys and
+    options (``--cfg``, ``-m``...) are left to Hydra. ``game=module:Class`` (a game class outside
+    this repository, ``games.make``) is accepted as a game option.
+
+    Args:
+        overrides: the command line's words.
+        config_dir: the folder of the config groups (None: options are not checked).
 
     Raises:
-        ValueError: naming the unknown key, the accepted keys, and the closest one.
+        ValueError: naming the unknown key or option, the accepted ones and the closest one, or
+            the expected type of a value.
     """
     sections = {name: f.default_factory for name, f in TrainSchema.__dataclass_fields__.items() if name != "resume"}
     errors = []
     for override in overrides:
         if override.startswith("-") or "=" not in override:
             continue
-        key = override.split("=", 1)[0].lstrip("+~")
+        key, value = override.split("=", 1)
+        key = key.lstrip("+~")
         if not key or key.startswith("hydra") or "/" in key or "@" in key:
             continue
         parts = key.split(".")
         if len(parts) == 1:
             accepted = sorted({*CONFIG_GROUPS, "resume"})
             if key not in accepted:
-                errors.append(_unknown(key, "top-level keys and config groups", accepted))
+                errors.append(_unknown_top_level(key, accepted, sections))
+            elif key in CONFIG_GROUPS and config_dir is not None:
+                errors.extend(_check_option(key, value, Path(config_dir)))
             continue
         if parts[0] not in sections:
             errors.append(_unknown(parts[0], "config sections", sorted(sections), shown=key))
@@ -237,6 +249,8 @@ def check_overrides(overrides: list[str]) -> None:
         accepted = sorted(sections[parts[0]]().__dataclass_fields__)
         if parts[1] not in accepted:
             errors.append(_unknown(parts[1], f"keys of {parts[0]}", accepted, shown=key, prefix=f"{parts[0]}."))
+        elif len(parts) == 2 and not override.startswith("~"):
+            errors.extend(_check_type(sections[parts[0]], parts[1], key, override))
     if errors:
         raise ValueError("invalid configuration:\n  " + "\n  ".join(errors))
 
@@ -245,6 +259,61 @@ def _unknown(name: str, what: str, accepted: list[str], shown: str | None = None
     close = difflib.get_close_matches(name, accepted, n=1)
     hint = f"; did you mean {prefix}{close[0]}?" if close else ""
     return f"{shown or name}: unknown key; accepted {what}: {accepted}{hint}"
+
+
+def _unknown_top_level(key: str, accepted: list[str], sections: dict) -> str:
+    """The message for an unknown ``key=value``: the groups, and the sections set as ``section.key``
+    (``run`` among them, which has no group), with the section key of that name when one exists."""
+    owners = [f"{name}.{key}" for name, cls in sections.items() if key in cls.__dataclass_fields__]
+    close = owners[:1] or difflib.get_close_matches(key, accepted, n=1)
+    hint = f"; did you mean {close[0]}?" if close else ""
+    return (
+        f"{key}: unknown key; accepted top-level keys and config groups: {accepted}, and section.key=value "
+        f"for the sections {sorted(sections)} (e.g. run.max_minutes=5){hint}"
+    )
+
+
+def _check_option(group: str, value: str, config_dir: Path) -> list[str]:
+    """``group=value`` must name ``config_dir/group/value.yaml`` (or, for ``game``, a module:Class spec)."""
+    if group == "game" and (games.is_class_spec(value) or value in games.names()):
+        return []  # a game class outside this repository: configs/game/module.yaml (trainer/cli.py)
+    folder = config_dir / group
+    options = sorted(path.stem for path in folder.glob("*.yaml"))
+    if not folder.is_dir() or value in options or not value or value.startswith(("[", "null")):
+        return []
+    close = difflib.get_close_matches(value, options, n=1)
+    hint = f"; did you mean {group}={close[0]}?" if close else ""
+    also = " or a game class outside this repository as module:Class" if group == "game" else ""
+    return [f"{group}={value}: no such option; accepted options of {group}: {options}{also}{hint}"]
+
+
+#: how a value of each schema type is described in an error
+_TYPE_WORDS = {int: "an integer", float: "a number", bool: "true or false", str: "a string"}
+
+
+def _check_type(section_cls, name: str, key: str, override: str) -> list[str]:
+    """The value of ``section.name=value`` must convert to the field's type (as OmegaConf would)."""
+    # heavy dependency (hydra, omegaconf): imported where it is used
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from omegaconf import OmegaConf  # heavy dependency (omegaconf)
+    from omegaconf.errors import OmegaConfBaseException  # heavy dependency (omegaconf)
+
+    try:
+        value = OverridesParser.create().parse_override(override.lstrip("+")).value()
+    except Exception:  # noqa: BLE001 - Hydra's grammar errors are Hydra's to report
+        return []
+    if not isinstance(value, (str, int, float, bool)) and value is not None:
+        return []  # lists, dicts, sweeps: OmegaConf's own checks
+    node = OmegaConf.structured(section_cls)
+    try:
+        node[name] = value
+    except OmegaConfBaseException:
+        hint = get_type_hints(section_cls)[name]
+        optional = type(None) in get_args(hint)
+        base = next((t for t in (get_args(hint) or (hint,)) if t is not type(None)), hint)
+        words = _TYPE_WORDS.get(base, getattr(base, "__name__", str(base)))
+        return [f"{key}: expected {words}{' or null' if optional else ''}, got {value!r}"]
+    return []
 
 
 def to_train_config(cfg) -> TrainSchema:

@@ -51,10 +51,11 @@ from trainer.counters import RunCounters
 from trainer.faults import FaultPlan
 from trainer.learner import Learner
 from trainer.metrics import flat_hparams
-from trainer.reporting import RunReport
+from trainer.reporting import RunReport, run_provenance, search_record
 from trainer.resume import check_resume_compatible
 from trainer.schedule import Schedule
 from trainer.signals import StopRequest, install_stop_handlers, restore_handlers
+from trainer.status import LEGEND as STATUS_LEGEND
 from trainer.status import StatusDisplay
 
 log = logging.getLogger(__name__)
@@ -75,6 +76,10 @@ class RunSummary:
     gates: int
     seconds: float
     stopped_by: str
+    gating: bool = True
+    #: the last measurement against perfect play, ``{set: rate}`` (empty: none), of best version ``measured_version``
+    mistake_rates: dict | None = None
+    measured_version: int | None = None
 
 
 def make_learner(config: TrainSchema, model):
@@ -125,6 +130,7 @@ class TrainingRun:
         self.last_gate = "-"
         self.last_metrics: dict = {}
         self.last_mistake_rates: dict = {}
+        self.accuracy_measured_version: int | None = None  # the best version last_mistake_rates are of
         self.buffer_stats = {"games_added": 0, "positions_added": 0, "size": 0, "rejected_games": 0}
         self.last_checkpoint_step: int | None = None  # the step of the newest checkpoint on disk
         self.started = time.monotonic()
@@ -203,7 +209,16 @@ class TrainingRun:
             "run_step": int(self.learner.steps),  # how far the run was when it wrote this file
             "last_gate": self.last_gate,
         }
-        write_best(self.run_dir / "best", self.best_weights, self.network_config, self.game, extra, self.status.message)
+        provenance = run_provenance(
+            self.config_dict, self.run_dir / "config.json", time.monotonic() - self.started, self.counters,
+            self.learner.steps, search_record(self.selfplay_search, self.config.mcts.algorithm),
+            search_record(self.arena_search, self.config.arena.algorithm),
+            self.last_mistake_rates, self.accuracy_measured_version,
+        )
+        write_best(
+            self.run_dir / "best", self.best_weights, self.network_config, self.game, extra, self.status.message,
+            provenance=provenance,
+        )
 
     # ------------------------------------------------------------------ self-play
     def _submit(self, index: int) -> None:
@@ -375,6 +390,7 @@ class TrainingRun:
             return  # _poll_gate replaces the actor
         self.accuracy_inflight = None
         self.last_mistake_rates = result["rates"]
+        self.accuracy_measured_version = self.accuracy_version
         self.report.writer.scalars(
             {f"arena/mistake_rate/{name}": rate for name, rate in result["rates"].items()}, self.learner.steps
         )
@@ -396,7 +412,7 @@ class TrainingRun:
                 "evaluations_per_s": evaluations_per_s,
                 "buffer_size": self.buffer_stats["size"],
                 "best_version": self.counters.best_version,
-                "last_gate": self.last_gate,
+                "last_gate": self.last_gate if self.config.arena.gating else "off",
                 "mistake_rates": ", ".join(f"{k} {v:.1%}" for k, v in self.last_mistake_rates.items()) or "-",
                 "policy_loss": self.last_metrics.get("policy_loss", float("nan")),
                 "value_loss": self.last_metrics.get("value_loss", float("nan")),
@@ -499,6 +515,8 @@ class TrainingRun:
             check_resume_compatible(json.loads(saved_config.read_text()), self.config_dict)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.status = StatusDisplay(live=run.live_status, every_seconds=run.status_every_seconds)
+        if self.status.live is None:
+            self.status.message(STATUS_LEGEND)
         loaded = self._load_checkpoint()  # before Ray starts: an unreadable run fails fast
         self._setup_learner()
         self._start_ray()
@@ -537,6 +555,7 @@ class TrainingRun:
             if not self.stop and self.gate_inflight is not None:  # let the last gating match finish
                 self._poll_gate(timeout=max(60.0, 10.0 * self.config.arena.num_games))
             if not self.stop:
+                self._poll_accuracy(timeout=120.0)  # a measurement in flight (of an older best) first
                 self._start_accuracy()  # the final best model's mistake rates
                 self._poll_accuracy(timeout=120.0)
             if self.stop:
@@ -544,6 +563,8 @@ class TrainingRun:
                 self.status.message(f"{self.stopped_by}: writing a checkpoint, then stopping")
             self.report.log_selfplay(self.learner.steps, self.counters, self.buffer_stats, force=True)
             self._checkpoint()
+            if self.config.arena.gating:  # best/ again: its provenance with the final counts and mistakes
+                self._write_best()
             self.report.flush()
         finally:
             self.status.close()
@@ -563,6 +584,9 @@ class TrainingRun:
             gates=self.counters.gates,
             seconds=time.monotonic() - self.started,
             stopped_by=self.stopped_by,
+            gating=bool(self.config.arena.gating),
+            mistake_rates=dict(self.last_mistake_rates),
+            measured_version=self.accuracy_measured_version,
         )
 
 

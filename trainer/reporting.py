@@ -8,15 +8,73 @@ are averaged over windows of at least ``SELFPLAY_LOG_SECONDS`` for TensorBoard a
 from __future__ import annotations
 
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 
+from networks.provenance import code_version, config_digest
 from trainer.counters import RunCounters
 from trainer.metrics import MetricsWriter
 
 #: self-play rates are averaged over windows of at least this many seconds
 SELFPLAY_LOG_SECONDS = 30.0
+
+
+def search_record(settings, algorithm: str) -> dict:
+    """``{"algorithm": NAME, ...settings}`` of a search's frozen settings (``mcts.PUCTConfig``,
+    ``mcts.GumbelConfig``, ...: the registered search ``NAME``'s) for a provenance record."""
+    return {"algorithm": algorithm, **asdict(settings)}
+
+
+def run_provenance(
+    config_dict: dict,
+    config_path: Path,
+    seconds: float,
+    counters: RunCounters,
+    steps: int,
+    trained_with: dict,
+    play_with: dict,
+    mistake_rates: dict,
+    measured_version: int | None,
+) -> dict:
+    """The ``provenance`` record of the run's exported best model (``networks.provenance``).
+
+    Args:
+        config_dict: the resolved config (``trainer.config.to_dict``), recorded with its digest.
+        config_path: where the run saved it (``RUN/config.json``); recorded relative to the
+            working folder when it lies below it (``outputs/GAME/DATE/config.json``).
+        seconds: wall-clock seconds this invocation has trained (a resumed run: since the resume).
+        counters: the run's totals (games, promotions, gates, best version).
+        steps: optimiser steps taken.
+        trained_with, play_with: :func:`search_record` of self-play's and the arena's search.
+        mistake_rates: ``{set: rate}`` of the run's last measurement against perfect play
+            (empty: the game has no labelled set, or nothing was measured yet).
+        measured_version: the best version those rates were measured on (None: none measured).
+    """
+    try:
+        config_path = Path(config_path).resolve().relative_to(Path.cwd().resolve())
+    except ValueError:  # outside the working folder: the absolute path
+        pass
+    record = {
+        "code": code_version(),
+        "config": {"sha256": config_digest(config_dict), "path": str(config_path), "values": config_dict},
+        "training": {
+            "minutes": round(float(seconds) / 60.0, 2),
+            "steps": int(steps),
+            "games": int(counters.games),
+            "promotions": int(counters.promotions),
+            "gates": int(counters.gates),
+            "best_version": int(counters.best_version),
+        },
+        "search": {"trained_with": trained_with, "play_with": play_with},
+    }
+    if mistake_rates:
+        record["mistake_rates"] = {
+            "rates": {name: float(rate) for name, rate in mistake_rates.items()},
+            "measured_version": None if measured_version is None else int(measured_version),
+        }
+    return record
 
 
 class RunReport:

@@ -13,6 +13,19 @@ def _format_seconds(seconds: float | None) -> str:
     return f"{seconds // 3600:d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
+#: printed once when a run starts: what each field of the plain status line means
+LEGEND = (
+    "status line: step = optimiser steps taken | games = self-play games finished | pos/s = self-play "
+    "positions per second since the start | buffer = positions in the replay buffer | best vN = the "
+    "learner step whose weights self-play uses | gate = the last gating match (candidate vs best; "
+    "'off': gating is off and self-play takes the latest weights, so no promotion is expected) | "
+    "loss policy / value = cross-entropy against the search's visit counts / squared error against "
+    "the value target (selfplay.value_target: the game's outcome z, the root search value q or their mean), "
+    "of the last step | mistakes = share of labelled positions where the best "
+    "model's move is worse than perfect play | left = wall-clock time left"
+)
+
+
 class StatusDisplay:
     """Shows steps, games, positions/s, buffer, last gating result and time left.
 
@@ -79,7 +92,8 @@ class StatusDisplay:
             f"step {status.get('step', 0)} | games {status.get('games', 0)} | "
             f"{status.get('positions_per_s', 0.0):.0f} pos/s | buffer {status.get('buffer_size', 0)} | "
             f"best v{status.get('best_version', 0)} | gate {status.get('last_gate', '-')} | "
-            f"loss {status.get('policy_loss', float('nan')):.3f}/{status.get('value_loss', float('nan')):.3f} | "
+            f"loss policy {status.get('policy_loss', float('nan')):.3f} value {status.get('value_loss', float('nan')):.3f} | "
+            f"mistakes {status.get('mistake_rates', '-')} | "
             f"left {_format_seconds(status.get('seconds_left'))}",
             highlight=False,
             soft_wrap=True,  # one line per update in log files
