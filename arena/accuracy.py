@@ -23,6 +23,9 @@ Public API:
   player, one position at a time)
 * ``network_mistake_rates(game, evaluate_fn, search_config, sets=None) -> dict[str, float]`` (the
   training loop's call: one batched greedy search over all positions of a set at once)
+* ``exact_policy_match(game, policy_fn) -> dict``: a stationary policy's exact win probability
+  against optimal play from each seat, where the game computes it (Pig); ``greedy_policy_fn``
+  and ``player_policy_fn`` make the policy of a network or of any player
 * ``chosen_move_rate(game, name, choose) -> dict``: a set measured on every line with only the
   chosen moves solved (``chosen_move_set_names``; Connect Four: Pons' sets,
   ``arena.positions.pons_chosen``), for the sets too dear to label whole
@@ -35,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import games
 from arena.network_match import search_moves
 from arena.positions import position_sets
 from arena.positions.labelled import ILLEGAL, LabelledSet, mistake_mask
@@ -49,7 +53,9 @@ __all__ = [
     "available_sets",
     "chosen_move_rate",
     "connect4_labelled_set",
+    "exact_policy_match",
     "expected_random_mistake_rate",
+    "greedy_policy_fn",
     "labelled_sets",
     "mistake_mask",
     "mistake_rate",
@@ -57,6 +63,7 @@ __all__ = [
     "network_mistake_rates",
     "player_actions",
     "player_mistake_rates",
+    "player_policy_fn",
 ]
 
 
@@ -270,3 +277,46 @@ def network_mistake_rates(
         )
         for name, labelled in labelled_sets(game, sets).items()
     }
+
+
+# ---------------------------------------------------------------- exact results of a policy
+def greedy_policy_fn(game: Game, evaluate_fn) -> Callable[[np.ndarray], np.ndarray]:
+    """The network's policy alone as a function of states: ``[B, S]`` int64 to ``[B]`` int64, the
+    legal action of the largest prior (lowest index on ties), as the ``policy:model=`` player and
+    ``scripts/model_accuracy.py --sims 0`` choose."""
+
+    def policy(states: np.ndarray) -> np.ndarray:
+        legal = game.legal_mask(states)
+        priors, _ = evaluate_fn(game.observation(states), legal)
+        return np.argmax(np.where(legal, np.asarray(priors, dtype=np.float64), -1.0), axis=1).astype(np.int64)
+
+    return policy
+
+
+def player_policy_fn(game: Game, player) -> Callable[[np.ndarray], np.ndarray]:
+    """Any player as a function of states (``select_action`` on each row in turn). A player that
+    draws at random becomes one stationary policy drawn once per state."""
+
+    def policy(states: np.ndarray) -> np.ndarray:
+        return np.array(
+            [player.select_action(game, tuple(int(v) for v in row)) for row in states], dtype=np.int64
+        ).reshape(len(states))
+
+    return policy
+
+
+def exact_policy_match(game: Game, policy_fn) -> dict:
+    """Exact win probabilities of a stationary policy against the game's optimal player from each
+    seat, where the game's knowledge can compute them (``games.knowledge.Knowledge.exact_policy_match``;
+    Pig: the Markov chain of the two policies, ``games.pig.policy_chain``).
+
+    Returns:
+        ``{"as_first": {"win", "loss", "unfinished"}, "as_second": {...}, "mean_win"}``.
+
+    Raises:
+        ValueError: for a game without exact policy evaluation, and as the game's method.
+    """
+    result = games.knowledge(game).exact_policy_match(policy_fn)
+    if result is None:
+        raise ValueError(f"{game.name}: no exact policy evaluation; expected a game that provides one (pig)")
+    return result

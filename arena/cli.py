@@ -7,6 +7,7 @@ Usage::
     arena accuracy PLAYER --game connect4 [--set middle_easy ...] [--limit N] [--json]
     arena accuracy PLAYER --game connect4 --set pons   (Pons' six sets; or --set pons-end-easy ...)
     arena accuracy PLAYER --game connect4 --set pons-begin-hard --chosen-moves [--workers 2]
+    arena accuracy PLAYER --game pig --exact   (its policy against optimal play, exactly, each seat)
     arena expected-value A.json B.json [--json]     # poker policies, exactly: arena/policy_compare.py
 
 Players are specs (``arena.specs``): ``random``, ``minimax``, ``alphabeta:depth=5``,
@@ -30,11 +31,14 @@ import numpy as np
 import games
 from arena.accuracy import (
     chosen_move_rate,
+    exact_policy_match,
     expected_random_mistake_rate,
+    greedy_policy_fn,
     labelled_sets,
     mistake_rate,
     network_actions,
     player_actions,
+    player_policy_fn,
 )
 from arena.game_text import state_after
 from arena.match import run_ladder, run_match
@@ -167,6 +171,13 @@ def _accuracy_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--workers", type=int_argument(1), default=1, help="with --chosen-moves: processes solving at once"
+    )
+    parser.add_argument(
+        "--exact",
+        action="store_true",
+        help="Pig: the exact win probability of PLAYER's policy (a network's greedy policy alone, any "
+        "other player asked once per state) against the optimal player from each seat, by solving "
+        "the Markov chain the two policies make",
     )
     _common_options(parser)
     return parser
@@ -371,6 +382,8 @@ def _accuracy(args) -> int:
             return network_actions(game, player.evaluate_fn, player.config, positions, rng=player.rng)
         return player_actions(game, player, positions)
 
+    if args.exact:
+        return _exact_accuracy(args, game, player)
     if args.chosen_moves:
         return _chosen_move_accuracy(args, game, choose)
     wanted: list | None = list(args.sets) if args.sets else None
@@ -439,6 +452,26 @@ def every_position_sets(game, wanted: list | None) -> dict | None:
     if (wanted is None and not own) or wanted == ["all"]:
         return {"all": every_position_labelled_set(game)}
     return None
+
+
+def _exact_accuracy(args, game, player) -> int:
+    """``arena accuracy --exact``: the player's policy against optimal play, exactly, from each seat."""
+    from rich.table import Table  # heavy dependency (rich): imported where it is used
+
+    evaluate_fn = getattr(player, "evaluate_fn", None)
+    policy_fn = greedy_policy_fn(game, evaluate_fn) if evaluate_fn is not None else player_policy_fn(game, player)
+    result = exact_policy_match(game, policy_fn)
+    if args.json:
+        print(json.dumps({"player": args.player, "game": game.name, "policy": "greedy" if evaluate_fn else "player",
+                          "exact": result}))
+        return 0
+    table = Table("seat", "win", "loss", "unfinished", title=f"{args.player}: exact results against optimal play ({game.name})")
+    for seat in ("as_first", "as_second"):
+        row = result[seat]
+        table.add_row(seat.replace("_", " "), f"{row['win']:.6f}", f"{row['loss']:.6f}", f"{row['unfinished']:.2e}")
+    table.add_row("mean", f"{result['mean_win']:.6f}", "", "")
+    _console(sys.stdout).print(table)
+    return 0
 
 
 def _chosen_move_accuracy(args, game, choose) -> int:

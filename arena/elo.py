@@ -321,3 +321,67 @@ def fit_bradley_terry(
     errors[free] = np.sqrt(np.maximum(np.diag(covariance), 0.0))
     intervals = np.stack([ratings - z * errors, ratings + z * errors], axis=1)
     return LadderRatings(list(names), ratings, errors, intervals, anchor, confidence, float(prior_draws))
+
+
+# ------------------------------------------------------------------------------ paired comparisons
+@dataclass(frozen=True)
+class McNemarResult:
+    """McNemar's exact test of two players' mistakes on the same positions.
+
+    Attributes:
+        num_positions: positions both were measured on.
+        mistakes_a, mistakes_b: each player's mistakes.
+        only_a, only_b: the discordant positions, where only A (only B) erred.
+        p_value: two-sided exact p-value, ``binomtest(only_a, only_a + only_b, 1/2)``; 1.0 without
+            a discordant position.
+    """
+
+    num_positions: int
+    mistakes_a: int
+    mistakes_b: int
+    only_a: int
+    only_b: int
+    p_value: float
+
+    def to_dict(self) -> dict:
+        return {
+            "positions": self.num_positions, "mistakes_a": self.mistakes_a, "mistakes_b": self.mistakes_b,
+            "only_a": self.only_a, "only_b": self.only_b, "p_value": self.p_value,
+        }
+
+
+def mcnemar_p_value(only_a: int, only_b: int) -> float:
+    """Two-sided exact McNemar p-value from the discordant counts (Q. McNemar, "Note on the sampling
+    error of the difference between correlated proportions or percentages", Psychometrika 12, 1947;
+    the exact form is the binomial test of ``only_a`` successes in ``only_a + only_b`` trials at 1/2,
+    ``scipy.stats.binomtest``). Positions where both or neither erred carry no information about
+    which is better and are left out. 1.0 for ``(0, 0)``.
+
+    Raises:
+        ValueError: for a count that is not an integer >= 0.
+    """
+    from scipy.stats import binomtest  # scipy: a heavy import, only where a test is asked for
+
+    for label, value in (("only_a", only_a), ("only_b", only_b)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(f"{label}: expected an integer >= 0, got {value!r}")
+    if only_a + only_b == 0:
+        return 1.0
+    return float(binomtest(int(only_a), int(only_a) + int(only_b), 0.5).pvalue)
+
+
+def mcnemar_test(mistakes_a, mistakes_b) -> McNemarResult:
+    """McNemar's exact test on the same positions (``mcnemar_p_value``).
+
+    Args:
+        mistakes_a, mistakes_b: ``[N]`` bool, True where that player erred on position i.
+
+    Raises:
+        ValueError: for arrays that are not one-dimensional of one length.
+    """
+    a = np.asarray(mistakes_a, dtype=bool)
+    b = np.asarray(mistakes_b, dtype=bool)
+    if a.ndim != 1 or a.shape != b.shape:
+        raise ValueError(f"expected two [N] mistake arrays of one length, got shapes {a.shape} and {b.shape}")
+    only_a, only_b = int(np.sum(a & ~b)), int(np.sum(b & ~a))
+    return McNemarResult(len(a), int(a.sum()), int(b.sum()), only_a, only_b, mcnemar_p_value(only_a, only_b))

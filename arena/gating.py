@@ -1,11 +1,6 @@
-"""Gating: does a candidate network replace the best one? (AlphaGo Zero, Silver et al. 2017,
-Methods, "Evaluator": promoted when it wins by a margin of 55%.)
+"""Gating: the run's arena actor plays a candidate network against the best one and decides by
+one of the promotion rules of ``arena.promotion`` (the fixed 55% rule or the sequential test).
 
-The decision rule, with draws counted as half a win:
-
-    score = (wins + draws / 2) / games;  accepted  <=>  games > 0 and score >= threshold
-
-so a score of exactly the threshold is accepted, and an empty match is rejected (no division by zero).
 A match between two identical parameter sets is refused: it would only measure noise.
 """
 
@@ -20,7 +15,11 @@ import torch
 import games
 from arena.accuracy import labelled_sets, network_mistake_rates
 from arena.network_match import run_network_match
+from arena.network_players import MCTSPlayer
 from arena.positions import position_sets
+from arena.promotion import GateConfig, as_gate_config, decide_gate
+from arena.rating import RatingPool
+from arena.results import MatchResult
 from mcts import algorithm_of
 from networks import build_network
 from networks.config import INFERENCE_RUNTIMES, as_network_config
@@ -43,23 +42,17 @@ class GateResult:
     distinct_games: int
     refused_reason: str = ""
     sample_game: str = ""
+    rule: str = "fixed"
+    llr: float = 0.0  # the SPRT's log-likelihood ratio at the decision (0.0 for the fixed rule)
+    pentanomial: tuple = (0, 0, 0, 0, 0)  # pairs scoring 0, 1/2, 1, 3/2, 2 points for the candidate
 
+    @property
+    def num_games(self) -> int:
+        return self.wins + self.draws + self.losses
 
-def gate_decision(wins: int, draws: int, losses: int, threshold: float) -> tuple[float, bool]:
-    """Score (draws half) and acceptance; see the module docstring.
-
-    Raises:
-        ValueError: for negative counts or a threshold outside (0, 1].
-    """
-    if min(wins, draws, losses) < 0:
-        raise ValueError(f"counts must be >= 0, got W={wins} D={draws} L={losses}")
-    if not 0.0 < threshold <= 1.0:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
-    games = wins + draws + losses
-    if games == 0:
-        return 0.0, False
-    score = (wins + 0.5 * draws) / games
-    return score, score >= threshold
+    @property
+    def num_pairs(self) -> int:
+        return int(sum(self.pentanomial))
 
 
 def _to_numpy(value) -> np.ndarray:
@@ -78,7 +71,11 @@ class GatingWorker:
         search_config: the frozen settings of both sides' search (any registered search,
             ``mcts.registry``: ``mcts.PUCTConfig``, ``mcts.GumbelConfig``, ...).
         num_games, threshold, opening_random_plies: see ``arena.network_match.run_network_match``
-            (``opening_plies``) and ``gate_decision``.
+            (``opening_plies``) and ``arena.promotion.gate_decision``.
+        gate: the decision rule (a ``GateConfig`` or its keyword arguments); None: the fixed rule
+            with ``num_games`` and ``threshold``.
+        rating_pool: reference players' specs (``arena.rating``); empty: no ratings.
+        rating_games: games against each reference player per rating (even).
         seed: seeds the matches: each match draws its own seed from one generator; within a
             match games 2p and 2p+1 share pair p's opening, once with each colour, and game k
             breaks ties with its own stream (``arena.openings.match_stream``).
@@ -106,6 +103,9 @@ class GatingWorker:
         torch_threads: int = 1,
         extra_labelled_sets: tuple = (),
         inference: str = "onnx",
+        gate=None,
+        rating_pool: tuple = (),
+        rating_games: int = 10,
     ) -> None:
         if inference not in INFERENCE_RUNTIMES:
             raise ValueError(f"inference: expected one of {list(INFERENCE_RUNTIMES)}, got {inference!r}")
@@ -123,7 +123,13 @@ class GatingWorker:
         self.search_config = search_config
         self.num_games = int(num_games)
         self.threshold = float(threshold)
+        if gate is None:
+            gate = GateConfig(rule="fixed", num_games=self.num_games, threshold=self.threshold)
+        self.gate_config = as_gate_config(gate)
         self.opening_random_plies = int(opening_random_plies)
+        self.rating_pool = None
+        if rating_pool:
+            self.rating_pool = RatingPool(self.game, tuple(rating_pool), int(rating_games), seed, self.opening_random_plies)
         self.rng = np.random.default_rng([seed, 7])
         self.extra_labelled_sets = tuple(str(name) for name in extra_labelled_sets)
         self._labelled = None  # the sets, read once on the first measurement
@@ -141,6 +147,23 @@ class GatingWorker:
         rates = network_mistake_rates(self.game, evaluate, self.search_config, self._labelled)
         return {"version": int(version), "rates": {name: float(rate) for name, rate in rates.items()}}
 
+    def measure_best(self, version: int, weights: Mapping) -> dict:
+        """Everything measured on a new best model: ``mistake_rates`` and, with a rating pool, its
+        rating against the reference players (``arena.rating.RatingPool.rate``; the model plays with
+        the arena's search, ``arena.network_players.MCTSPlayer``):
+        ``{"version", "rates", "rating": {"elo", "low", "high", "games", "records"} or None}``."""
+        out = self.mistake_rates(version, weights)
+        out["rating"] = None
+        if self.rating_pool is not None:
+            model = MCTSPlayer(
+                self._evaluate_of("candidate", weights_hash(weights)), self.search_config, rng=int(version),
+                name="model", break_ties=True,
+            )
+            rating = self.rating_pool.rate(model)
+            out["rating"] = {"elo": rating.elo, "low": rating.low, "high": rating.high, "games": rating.num_games,
+                             "records": rating.records}
+        return out
+
     def gate(self, candidate_version: int, candidate_weights: Mapping, best_version: int, best_weights: Mapping) -> GateResult:
         """Play the match and decide. Identical weights are refused without playing."""
         candidate_hash, best_hash = weights_hash(candidate_weights), weights_hash(best_weights)
@@ -152,17 +175,22 @@ class GatingWorker:
         # copies: arrays that arrive through Ray's object store are read-only views
         self.candidate.set_weights({k: np.array(_to_numpy(v)) for k, v in candidate_weights.items()}, version=candidate_version)
         self.best.set_weights({k: np.array(_to_numpy(v)) for k, v in best_weights.items()}, version=best_version)
-        match = run_network_match(
-            self.game, self._evaluate_of("candidate", candidate_hash), self._evaluate_of("best", best_hash),
-            self.num_games, self.search_config,
-            self.rng, self.opening_random_plies,
-            names=(f"candidate {candidate_version}", f"best {best_version}"),
-            break_ties=True,  # a seeded match: ties between equally visited moves go to each game's stream
-        )
-        score, accepted = gate_decision(match.wins, match.draws, match.losses, self.threshold)
+        evaluate_candidate = self._evaluate_of("candidate", candidate_hash)
+        evaluate_best = self._evaluate_of("best", best_hash)
+
+        def play(num_games: int) -> MatchResult:
+            return run_network_match(
+                self.game, evaluate_candidate, evaluate_best, num_games, self.search_config,
+                self.rng, self.opening_random_plies,
+                names=(f"candidate {candidate_version}", f"best {best_version}"),
+                break_ties=True,  # a seeded match: ties between equally visited moves go to each game's stream
+            )
+
+        verdict = decide_gate(play, self.gate_config)
         return GateResult(
-            candidate_version, best_version, match.wins, match.draws, match.losses, score, accepted,
-            match.distinct_games, sample_game=match.games[0].moves if match.games else "",
+            candidate_version, best_version, verdict.wins, verdict.draws, verdict.losses, verdict.score,
+            verdict.accepted, verdict.distinct_games, sample_game=verdict.sample_game,
+            rule=self.gate_config.rule, llr=verdict.llr, pentanomial=verdict.pentanomial,
         )
 
     def _evaluate_of(self, role: str, weights_key: str):

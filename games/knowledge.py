@@ -77,6 +77,14 @@ class Knowledge:
         """
         return shared_exhaustive_solver(self.game)
 
+    def exact_policy_match(self, policy_fn) -> dict | None:
+        """Exact win probabilities of a stationary policy (``policy_fn(states [B, S]) -> [B]``
+        actions) against optimal play from each seat, or None where the game cannot compute them.
+
+        Default: None. Pig solves the Markov chain of the two policies (``games/pig/knowledge.py``).
+        """
+        return None
+
     def default_network(self, gpu: bool = False) -> dict:
         """Keyword arguments of ``networks.config.NetworkConfig`` for this game's default network.
 

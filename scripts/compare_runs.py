@@ -22,6 +22,13 @@ Examples::
         --at-minutes 15 30 60 --snapshot-minutes 15 30 45 --config default= --config "z=selfplay.value_target=z" \\
         --out runs/cmp_z60_s1
 
+After the runs, each configuration's final best model is compared with the first configuration's
+of the same seed on the same labelled positions (``scripts/model_accuracy.py`` with both models,
+``--paired-sims`` budgets, ``--paired-sets`` sets, default the game's own): both mistake rates and
+McNemar's exact test of the positions where exactly one of them erred, per seed and pooled over the
+seeds (the discordant counts summed; under "no difference" each discordant position is a fair coin
+whichever seed it comes from). ``--paired-sims`` with no value skips the comparison.
+
 Overrides of one configuration are separated by spaces. ``--nice N`` runs the trainings at a
 lower priority (``nice -n N``) on a shared machine. ``--side-by-side`` runs the configurations of
 one seed at the same time instead, each pinned to its own CPU (``taskset -c I``, configuration I on
@@ -46,6 +53,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from arena.elo import mcnemar_p_value  # noqa: E402
+
 MISTAKE_PREFIX = "arena/mistake_rate/"
 #: tries of one run when Ray's start-up times out (before any training)
 STARTUP_ATTEMPTS = 3
@@ -214,6 +225,75 @@ def run_one(game: str, name: str, overrides: list[str], seed: int, minutes: floa
     return result
 
 
+def paired_comparison(model_a: Path, model_b: Path, sims: list[int], sets: list[str] | None, nice: int = 0) -> dict:
+    """Both models on the same positions with McNemar's test: ``scripts/model_accuracy.py --model A
+    --model B`` in a process of its own; its JSON.
+
+    Raises:
+        RuntimeError: if the script fails (its stderr in the message).
+    """
+    command = [sys.executable, str(REPO / "scripts" / "model_accuracy.py"), "--model", str(model_a),
+               "--model", str(model_b), "--sims", *[str(s) for s in sims]]
+    for name in sets or []:
+        command += ["--set", name]
+    if nice:
+        command = ["nice", "-n", str(nice), *command]
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"model_accuracy.py failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+    return json.loads(done.stdout)
+
+
+def pooled_mcnemar(per_seed: list[dict]) -> dict:
+    """McNemar's exact test over several seeds' comparisons: the discordant counts of each budget and
+    set summed, then ``arena.elo.mcnemar_p_value``.
+
+    Args:
+        per_seed: ``model_accuracy.py`` outputs' ``"mcnemar"`` dicts, ``{budget: {set: {...}}}``.
+
+    Returns:
+        ``{budget: {set: {"positions", "mistakes_a", "mistakes_b", "only_a", "only_b", "p_value"}}}``
+        for the budgets and sets every seed has.
+    """
+    if not per_seed:
+        return {}
+    pooled: dict = {}
+    for budget in per_seed[0]:
+        for name in per_seed[0][budget]:
+            rows = [entry[budget][name] for entry in per_seed if name in entry.get(budget, {})]
+            if len(rows) != len(per_seed):
+                continue
+            total = {key: sum(row[key] for row in rows) for key in ("positions", "mistakes_a", "mistakes_b", "only_a", "only_b")}
+            total["p_value"] = mcnemar_p_value(total["only_a"], total["only_b"])
+            pooled.setdefault(budget, {})[name] = total
+    return pooled
+
+
+def paired_comparisons(out: Path, names: list[str], seeds: list[int], sims: list[int], sets: list[str] | None,
+                       nice: int = 0) -> dict:
+    """Every configuration after the first against the first, per seed and pooled (module docstring).
+
+    Returns:
+        ``{"NAME_vs_BASE": {"seedS": {"rates_a", "rates_b", "mcnemar"}, "pooled": {...}}}``; a seed
+        whose runs left no ``best/`` is left out.
+    """
+    base = names[0]
+    report = {}
+    for name in names[1:]:
+        entry, per_seed = {}, []
+        for seed in seeds:
+            model_a, model_b = out / base / f"seed{seed}" / "best", out / name / f"seed{seed}" / "best"
+            if not (model_a.is_dir() and model_b.is_dir()):
+                continue
+            measured = paired_comparison(model_a, model_b, sims, sets, nice)
+            entry[f"seed{seed}"] = {"rates_a": measured["rates"], "rates_b": measured["second_rates"],
+                                    "mcnemar": measured["mcnemar"]}
+            per_seed.append(measured["mcnemar"])
+        entry["pooled"] = pooled_mcnemar(per_seed)
+        report[f"{name}_vs_{base}"] = entry
+    return report
+
+
 def plot(results: dict, path: Path) -> None:
     import matplotlib
 
@@ -260,6 +340,10 @@ def main(argv: list[str] | None = None) -> dict:
                         help="copy each run's best/ to OUT/NAME/seedS_bestM when M minutes of its command have passed")
     parser.add_argument("--side-by-side", action="store_true",
                         help="run the configurations of a seed at once, configuration I pinned to CPU I")
+    parser.add_argument("--paired-sims", type=int, nargs="*", default=[0],
+                        help="budgets of the paired comparison of final best models (none: skip it)")
+    parser.add_argument("--paired-sets", nargs="*", default=None,
+                        help="sets of the paired comparison (default: the game's own labelled sets)")
     args = parser.parse_args(argv)
     configs = [parse_config(text) for text in args.config]
     if any(mark <= 0 for mark in args.snapshot_minutes or []):
@@ -297,6 +381,10 @@ def main(argv: list[str] | None = None) -> dict:
         "configs": {name: overrides for name, overrides in configs}, "cpu_count": os.cpu_count(),
         "load_average_at_end": os.getloadavg(), "summary": summary, "runs": results,
     }
+    if args.paired_sims and len(configs) > 1:
+        report["paired"] = paired_comparisons(
+            args.out, [name for name, _ in configs], args.seeds, args.paired_sims, args.paired_sets, args.nice
+        )
     tmp = args.out / "compare.json.tmp"
     tmp.write_text(json.dumps(report, indent=1))
     os.replace(tmp, args.out / "compare.json")

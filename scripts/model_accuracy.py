@@ -22,6 +22,15 @@ moves, one position at a time. The engine's default search is the batched one-le
 Output: ``{"model", "game", "solver", "symmetries", "leaves_per_call" (None: batched),
 "sets": {name: positions}, "rates": {budget: {set: rate}},
 "mistakes": {budget: {set: count}}, "seconds": {budget: s}}``.
+
+Two models (``--model A --model B``, the same game) are measured on the same positions, and each
+budget and set gets McNemar's exact test of their mistakes (``arena.elo.mcnemar_test``: the
+binomial test on the positions where exactly one of them erred) beside the rates:
+``"second_model"``, ``"second_rates"``, ``"second_mistakes"`` (B's, shaped as A's) and
+``"mcnemar": {budget: {set: {"positions", "mistakes_a", "mistakes_b", "only_a", "only_b",
+"p_value"}}}``. ``--chosen-moves`` takes one model.
+
+    python scripts/model_accuracy.py --model runs/a/best --model runs/b/best --sims 0 200
 """
 
 from __future__ import annotations
@@ -39,6 +48,7 @@ from arena.positions import position_sets
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.accuracy import available_sets, chosen_move_rate, labelled_sets, network_actions, player_actions
+from arena.elo import mcnemar_test
 from arena.model_player import load_model, make_model_player
 from arena.positions.labelled import LabelledSet, mistake_mask
 from mcts import PUCTConfig
@@ -68,6 +78,12 @@ def search_actions(args, game, evaluate_fn, sims: int, labelled) -> np.ndarray:
         player = make_model_player(evaluate_fn, sims, seed=0, leaves_per_call=args.leaves_per_call)
         return player_actions(game, player, labelled)
     return network_actions(game, evaluate_fn, PUCTConfig(num_simulations=sims, solver=args.solver), labelled, args.batch)
+
+
+def mistakes(args, game, evaluate_fn, sims: int, labelled: LabelledSet) -> np.ndarray:
+    """``[N]`` bool: True where the move searched with ``sims`` simulations loses value (a mistake)."""
+    actions = search_actions(args, game, evaluate_fn, sims, labelled)
+    return mistake_mask(labelled.outcomes)[np.arange(len(labelled)), actions]
 
 
 def truncated(labelled: LabelledSet, limit: int | None) -> LabelledSet:
@@ -112,7 +128,10 @@ def chosen_moves_main(args, game, evaluate_fn, names: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", required=True, help="a run's best/ folder, an export folder or a .pt file")
+    parser.add_argument(
+        "--model", required=True, action="append",
+        help="a run's best/ folder, an export folder or a .pt file; twice: both, with McNemar's test",
+    )
     parser.add_argument("--sims", type=int, nargs="+", default=[0, 64, 200], help="budgets (0: policy alone)")
     parser.add_argument("--set", action="append", dest="sets", help="set name (repeatable; default all)")
     parser.add_argument("--limit", type=int, default=None, help="first N positions of each set")
@@ -143,19 +162,27 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--sims: expected budgets >= 0, got {args.sims}")
     if args.limit is not None and args.limit < 1:
         parser.error(f"--limit: expected >= 1, got {args.limit}")
+    if len(args.model) > 2:
+        parser.error(f"--model: expected one or two models, got {len(args.model)}")
+    if len(args.model) == 2 and args.chosen_moves:
+        parser.error("--chosen-moves: expected one --model, got two")
     try:
-        game, evaluate_fn = load_model(args.model, num_threads=args.threads)
-        if args.symmetries:
-            evaluate_fn = symmetry_averaged(game, evaluate_fn)
+        models = [load_model(path, num_threads=args.threads) for path in args.model]
+        game, evaluate_fn = models[0]
+        if len(models) == 2 and models[1][0].name != game.name:
+            raise ValueError(f"both models must play one game, got {game.name!r} and {models[1][0].name!r}")
+        evaluate_fns = [symmetry_averaged(g, fn) if args.symmetries else fn for g, fn in models]
+        evaluate_fn = evaluate_fns[0]
         names = args.sets if args.sets else available_sets(game)
         if args.chosen_moves:
+            args.model = args.model[0]
             return chosen_moves_main(args, game, evaluate_fn, names)
         sets = {name: truncated(ls, args.limit) for name, ls in labelled_sets(game, names).items()}
     except (OSError, ValueError) as error:
         print(f"model_accuracy: {error}", file=sys.stderr)
         return 2
     out = {
-        "model": args.model,
+        "model": args.model[0],
         "game": game.name,
         "solver": args.solver,
         "symmetries": args.symmetries,
@@ -165,18 +192,23 @@ def main(argv: list[str] | None = None) -> int:
         "mistakes": {},
         "seconds": {},
     }
+    prefixes = ["", "second_"][: len(evaluate_fns)]
+    if len(evaluate_fns) == 2:
+        out.update({"second_model": args.model[1], "second_rates": {}, "second_mistakes": {}, "mcnemar": {}})
     for sims in args.sims:
         start = time.perf_counter()
-        rates, counts = {}, {}
-        for name, ls in sets.items():
-            actions = search_actions(args, game, evaluate_fn, sims, ls)
-            wrong = mistake_mask(ls.outcomes)[np.arange(len(ls)), actions]
-            counts[name] = int(wrong.sum())
-            rates[name] = float(wrong.mean()) if len(ls) else float("nan")
-        out["rates"][str(sims)] = rates
-        out["mistakes"][str(sims)] = counts
+        wrongs = []
+        for prefix, fn in zip(prefixes, evaluate_fns):
+            wrong_of_set = {name: mistakes(args, game, fn, sims, ls) for name, ls in sets.items()}
+            wrongs.append(wrong_of_set)
+            out[prefix + "rates"][str(sims)] = {
+                name: float(w.mean()) if len(w) else float("nan") for name, w in wrong_of_set.items()
+            }
+            out[prefix + "mistakes"][str(sims)] = {name: int(w.sum()) for name, w in wrong_of_set.items()}
+        if len(wrongs) == 2:
+            out["mcnemar"][str(sims)] = {name: mcnemar_test(wrongs[0][name], wrongs[1][name]).to_dict() for name in sets}
         out["seconds"][str(sims)] = round(time.perf_counter() - start, 1)
-        print(json.dumps({"sims": sims, "rates": rates}), file=sys.stderr, flush=True)
+        print(json.dumps({"sims": sims, "rates": out["rates"][str(sims)]}), file=sys.stderr, flush=True)
     print(json.dumps(out, indent=1))
     return 0
 

@@ -9,8 +9,8 @@ import pytest
 import games
 
 
-def export_tiny_mlp(game_name: str, folder: Path) -> Path:
-    """Export a seeded random MLP (hidden 16, value hidden 8) for ``game_name`` into ``folder``,
+def export_tiny_mlp(game_name: str, folder: Path, seed: int = 0) -> Path:
+    """Export a random MLP (hidden 16, value hidden 8; torch seed ``seed``) for ``game_name`` into ``folder``,
     laid out like a run's ``best/`` (ONNX, safetensors, JSON sidecar); returns the folder.
 
     Skips the calling test when torch is not installed.
@@ -20,7 +20,7 @@ def export_tiny_mlp(game_name: str, folder: Path) -> Path:
     from networks.export import export_model
 
     game = games.make(game_name)
-    torch.manual_seed(0)
+    torch.manual_seed(seed)
     config = NetworkConfig(kind="mlp", mlp_hidden=(16,), value_hidden=8)
     model = build_network(config, game.observation_shape, game.num_actions)
     return export_model(model, config, game.name, game.version, folder)

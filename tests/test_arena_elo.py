@@ -12,6 +12,8 @@ from arena.elo import (
     elo_from_score,
     expected_score,
     fit_bradley_terry,
+    mcnemar_p_value,
+    mcnemar_test,
     match_statistics,
     wilson_interval,
 )
@@ -166,3 +168,46 @@ def test_fit_rejects_bad_shapes_counts_and_prior():
         fit_bradley_terry(["a", "b"], -square, -square)
     with pytest.raises(ValueError, match="prior_draws"):
         fit_bradley_terry(["a", "b"], square, 2 * square, prior_draws=-1.0)
+
+
+# ---------------------------------------------------------------- McNemar's exact test
+def _two_sided_binomial_by_counting(k: int, n: int) -> float:
+    """Exact two-sided p-value at 1/2 from binomial coefficients (the symmetric distribution doubles
+    the smaller tail)."""
+    tail = sum(math.comb(n, i) for i in range(min(k, n - k) + 1))
+    return min(1.0, 2 * tail / 2**n)
+
+
+@pytest.mark.parametrize(
+    ("only_a", "only_b", "expected"),
+    [
+        (0, 5, 1 / 16),  # 2 * (1/2)^5
+        (2, 8, 112 / 1024),  # 2 * (1 + 10 + 45) / 2^10
+        (5, 5, 1.0),
+        (0, 0, 1.0),  # no discordant position: no evidence either way
+        (1, 0, 1.0),
+    ],
+)
+def test_mcnemar_exact_p_values_by_hand(only_a, only_b, expected):
+    assert mcnemar_p_value(only_a, only_b) == pytest.approx(expected, abs=1e-15)
+
+
+def test_mcnemar_p_values_agree_with_counting_binomial_coefficients():
+    for only_a, only_b in ((20, 40), (60, 100), (47, 53), (3, 17)):
+        assert mcnemar_p_value(only_a, only_b) == pytest.approx(
+            _two_sided_binomial_by_counting(only_a, only_a + only_b), rel=1e-9
+        )
+        assert mcnemar_p_value(only_a, only_b) == mcnemar_p_value(only_b, only_a)
+    assert mcnemar_p_value(20, 40) == pytest.approx(0.01348929373119186, rel=1e-9)
+
+
+def test_mcnemar_test_counts_the_discordant_positions_only():
+    a = np.array([1, 1, 0, 0, 1, 0, 0, 0], dtype=bool)
+    b = np.array([1, 0, 0, 0, 0, 0, 1, 0], dtype=bool)
+    result = mcnemar_test(a, b)
+    assert (result.num_positions, result.mistakes_a, result.mistakes_b) == (8, 3, 2)
+    assert (result.only_a, result.only_b) == (2, 1) and result.p_value == 1.0
+    with pytest.raises(ValueError, match=r"expected two \[N\] mistake arrays of one length, got shapes \(8,\) and \(3,\)"):
+        mcnemar_test(a, b[:3])
+    with pytest.raises(ValueError, match="only_a: expected an integer >= 0, got -1"):
+        mcnemar_p_value(-1, 3)

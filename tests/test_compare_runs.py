@@ -147,3 +147,32 @@ wait_for({str(prefix) + "0.05"!r})
     assert code == 0 and "v1 written" in log
     assert taken == {"0.001": 1, "0.05": 2}  # the 10-minute mark is never reached
     assert not Path(f"{prefix}10").exists()
+
+
+def test_pooled_mcnemar_sums_each_seeds_discordant_positions():
+    compare = _load("compare_runs")
+    row = {"positions": 100, "mistakes_a": 9, "mistakes_b": 4, "only_a": 6, "only_b": 1, "p_value": 0.125}
+    other = {"positions": 100, "mistakes_a": 7, "mistakes_b": 5, "only_a": 4, "only_b": 2, "p_value": 0.6875}
+    pooled = compare.pooled_mcnemar([{"0": {"all": row}}, {"0": {"all": other}}])
+    total = pooled["0"]["all"]
+    assert (total["positions"], total["mistakes_a"], total["mistakes_b"]) == (200, 16, 9)
+    assert (total["only_a"], total["only_b"]) == (10, 3)
+    # two-sided exact: 2 * (1 + 13 + 78 + 286) / 2^13
+    assert total["p_value"] == pytest.approx(2 * 378 / 8192, abs=1e-15)
+    assert compare.pooled_mcnemar([]) == {}
+
+
+def test_paired_comparison_measures_the_final_best_models_of_each_seed(tmp_path):
+    from helpers_models import export_tiny_mlp
+
+    compare = _load("compare_runs")
+    for name, seed in (("base", 0), ("other", 5)):
+        export_tiny_mlp("tictactoe", tmp_path / name / "seed0" / "best", seed=seed)
+    report = compare.paired_comparisons(tmp_path, ["base", "other"], [0, 1], [0], ["all"])
+    entry = report["other_vs_base"]
+    assert set(entry) == {"seed0", "pooled"}  # seed 1 left no best/ folder
+    seed0 = entry["seed0"]["mcnemar"]["0"]["all"]
+    assert seed0["positions"] == 4520 and entry["pooled"]["0"]["all"] == seed0
+    assert entry["seed0"]["rates_a"]["0"]["all"] == pytest.approx(seed0["mistakes_a"] / 4520)
+    assert entry["seed0"]["rates_b"]["0"]["all"] == pytest.approx(seed0["mistakes_b"] / 4520)
+    assert seed0["mistakes_a"] - seed0["mistakes_b"] == seed0["only_a"] - seed0["only_b"]

@@ -28,14 +28,16 @@ CONNECT4_TRAINER = {
 #: search group aside); recorded from the configs as composed before the group files were shortened
 GAME_DIFFERENCES = {
     "connect4": {},
-    "othello": {"selfplay": {"temperature_plies": 20, "value_target": "z", "eval_cache_size": 0, "random_opening_plies": 0}},
-    "othello6x6": {"selfplay": {"temperature_plies": 12, "value_target": "z", "eval_cache_size": 0, "random_opening_plies": 0}},
+    "othello": {"selfplay": {"temperature_plies": 20, "value_target": "z", "eval_cache_size": 0, "random_opening_plies": 0},
+                "arena": {"rating": False}},
+    "othello6x6": {"selfplay": {"temperature_plies": 12, "value_target": "z", "eval_cache_size": 0, "random_opening_plies": 0},
+                   "arena": {"rating": False}},
     "tictactoe": {
         "trainer": {"batch_size": 128, "learning_rate": 0.003, "replay_capacity": 30000, "min_replay_positions": 500,
                     "checkpoint_every_steps": 200, "publish_every_steps": 50, "device": "cpu"},
         "selfplay": {"moves_per_call": 9, "temperature_plies": 4, "random_opening_plies": 4, "device": "cpu",
                      "eval_cache_size": 0},
-        "arena": {"gating": False, "gate_every_steps": 200, "opening_random_plies": 1},
+        "arena": {"gating": False, "gate_every_steps": 200, "opening_random_plies": 1, "rating": False},
         "network": {"kind": "mlp"},
     },
     "pig": {
@@ -43,7 +45,8 @@ GAME_DIFFERENCES = {
                     "checkpoint_every_steps": 200, "publish_every_steps": 50, "device": "cpu"},
         "selfplay": {"games_per_actor": 32, "moves_per_call": 16, "device": "cpu", "value_target": "z",
                      "eval_cache_size": 0, "random_opening_plies": 0},
-        "arena": {"gate_every_steps": 200, "num_simulations": 32, "opening_random_plies": 0},
+        "arena": {"gate_every_steps": 200, "num_simulations": 32, "opening_random_plies": 0, "gate": "fixed",
+                  "rating": False},
         "network": {"kind": "mlp"},
     },
 }

@@ -102,6 +102,7 @@ CHOICES = {
     "trainer.device": ["auto", "cpu", "cuda"],
     "selfplay.device": ["auto", "cpu", "cuda"],
     "arena.inference": ["torch", "onnx"],
+    "arena.gate": ["sprt", "fixed"],
 }
 
 

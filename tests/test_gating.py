@@ -8,9 +8,12 @@ import torch
 
 import games
 from arena import gating
-from arena.gating import GatingWorker, gate_decision, weights_hash
+from arena.gating import GatingWorker, weights_hash
 from arena.network_match import run_network_match
 from arena.positions import position_sets
+from arena.promotion import GateConfig, decide_gate, gate_decision, pentanomial_counts
+from arena.results import GameRecord, MatchResult
+from arena.sprt import SPRTConfig, pentanomial_llr
 from mcts import PUCTConfig, uniform_evaluator
 from networks import build_network
 from networks.config import NetworkConfig
@@ -193,3 +196,94 @@ def test_an_unknown_arena_runtime_is_refused_in_words():
     with pytest.raises(ValueError, match=r"inference: expected one of \['torch', 'onnx'\], got 'tensorrt'"):
         GatingWorker("tictactoe", _tiny_config().to_dict(), PUCTConfig(num_simulations=4), 2, 0.55, 1, seed=0,
                      inference="tensorrt")
+
+
+# ---------------------------------------------------------------- the sequential gate (arena/sprt.py)
+def _match(outcomes: str) -> MatchResult:
+    """A match from A's side: ``outcomes`` is one letter per game, w/d/l, A first in even games."""
+    match = MatchResult("A", "B", "tictactoe")
+    for index, letter in enumerate(outcomes):
+        a_first = index % 2 == 0
+        winner = -1 if letter == "d" else (0 if (letter == "w") == a_first else 1)
+        match.games.append(GameRecord(index, f"game {index}", a_first, winner, 0))
+    return match
+
+
+def test_pentanomial_counts_score_each_colour_paired_pair():
+    # pairs: ww (2 points), wl (1), dd (1), ld (1/2), ll (0), dw (3/2); a last lone game is not counted
+    counts = pentanomial_counts(_match("wwwlddldlldww"))
+    assert counts.tolist() == [1, 1, 2, 1, 1]
+
+
+def _scripted(pattern: str, calls: list):
+    """A play function whose games repeat ``pattern`` from A's view; records each call's length."""
+
+    def play(num_games: int) -> MatchResult:
+        calls.append(num_games)
+        return _match((pattern * num_games)[:num_games])
+
+    return play
+
+
+def test_sprt_gate_accepts_a_candidate_that_wins_every_pair_after_110_pairs():
+    calls: list = []
+    config = GateConfig(rule="sprt", sprt=SPRTConfig(elo0=0.0, elo1=10.0, max_games=400, pairs_per_look=10))
+    verdict = decide_gate(_scripted("w", calls), config)
+    assert verdict.accepted and calls == [20] * 11  # 100 pairs: LLR 2.84 < log 19; 110 pairs: 3.12
+    assert verdict.pentanomial == (0, 0, 0, 0, 110) and (verdict.wins, verdict.draws, verdict.losses) == (220, 0, 0)
+    assert verdict.llr == pytest.approx(3.1205535113301828, abs=1e-9) and verdict.score == 1.0
+
+
+def test_sprt_gate_rejects_an_equal_candidate_at_the_lower_bound():
+    calls: list = []
+    config = GateConfig(rule="sprt", sprt=SPRTConfig(elo0=0.0, elo1=10.0, max_games=1000, pairs_per_look=10))
+    verdict = decide_gate(_scripted("d", calls), config)
+    assert not verdict.accepted and sum(calls) == 220 and verdict.pentanomial == (0, 0, 110, 0, 0)
+    assert verdict.llr == pytest.approx(pentanomial_llr([0, 0, 110, 0, 0], 0.0, 10.0)) and verdict.llr < -2.9444
+
+
+def test_sprt_gate_stops_exactly_at_the_game_cap_and_rejects_there():
+    calls: list = []
+    # pairs ww then ll, over and over: the LLR stays between the bounds
+    config = GateConfig(rule="sprt", sprt=SPRTConfig(elo0=0.0, elo1=10.0, max_games=30, pairs_per_look=4))
+    verdict = decide_gate(_scripted("wwll", calls), config)
+    assert calls == [8, 8, 8, 6] and not verdict.accepted
+    assert verdict.pentanomial == (7, 0, 0, 0, 8) and (verdict.wins, verdict.losses) == (16, 14)
+    assert verdict.llr == pytest.approx(pentanomial_llr([7, 0, 0, 0, 8], 0.0, 10.0))
+
+
+def test_fixed_gate_plays_one_match_and_applies_the_threshold():
+    calls: list = []
+    verdict = decide_gate(_scripted("wwwwwwwwwwwlllllllll", calls), GateConfig(rule="fixed", num_games=20))
+    assert calls == [20] and verdict.accepted and verdict.score == 0.55 and verdict.llr == 0.0
+    assert verdict.pentanomial == (4, 0, 1, 0, 5)  # five 2-0 pairs, one split pair, four 0-2
+
+
+def test_gate_config_refuses_an_unknown_rule():
+    with pytest.raises(ValueError, match=r"gate rule: expected one of \['sprt', 'fixed'\], got 'elo'"):
+        GateConfig(rule="elo")
+
+
+def test_gating_worker_with_the_sequential_rule_plays_colour_paired_games_up_to_the_cap():
+    game = games.make("tictactoe")
+    a, b = _weights(11, game), _weights(12, game)
+    gate = {"rule": "sprt", "sprt": {"elo0": 0.0, "elo1": 10.0, "max_games": 12, "pairs_per_look": 2}}
+    worker = GatingWorker("tictactoe", _tiny_config().to_dict(), PUCTConfig(num_simulations=4), 40, 0.55, 1, seed=0,
+                          inference="torch", gate=gate)
+    result = worker.gate(1, a, 0, b)
+    # 12 games cannot move the LLR past log 19 (at most 6 x 0.0284 per 2-0 pair): the cap rejects
+    assert result.rule == "sprt" and result.num_games == 12 and result.num_pairs == 6 and not result.accepted
+    assert result.llr == pytest.approx(pentanomial_llr(list(result.pentanomial), 0.0, 10.0))
+
+
+def test_the_training_config_builds_the_gate_once_and_refuses_bad_sprt_settings():
+    from trainer.config import TrainSchema, arena_gate, validate
+
+    config = TrainSchema()
+    gate = arena_gate(config)
+    assert gate.rule == "sprt" and gate.sprt == SPRTConfig(0.0, 50.0, 0.05, 0.05, 400, 10)
+    config.arena.gate, config.arena.num_games = "fixed", 30
+    assert arena_gate(config) == GateConfig(rule="fixed", num_games=30, threshold=0.55, sprt=gate.sprt)
+    config.arena.gate, config.arena.sprt_elo1, config.arena.sprt_max_games = "sprt", -5.0, 401
+    with pytest.raises(ValueError, match=r"arena.sprt_\*: sprt Elo bounds: expected finite elo0 < elo1, got 0.0 and -5.0"):
+        validate(config)

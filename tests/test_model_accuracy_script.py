@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -66,3 +67,42 @@ def test_bad_leaves_per_call_is_refused_with_what_was_expected(tictactoe_model, 
         model_accuracy.main(["--model", str(folder), "--sims", "16", *extra])
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_two_models_get_mcnemars_exact_test_on_their_discordant_positions(tictactoe_model, tmp_path, capsys):
+    folder, game, evaluate_fn = tictactoe_model
+    other = export_tiny_mlp("tictactoe", tmp_path / "other", seed=3)
+    _, evaluate_other = load_model(str(other))
+    positions = model_accuracy.truncated(labelled_sets(game, ["all"])["all"], 200)
+    wrong = mistake_mask(positions.outcomes)
+    rows = np.arange(200)
+    mistakes_a = wrong[rows, model_accuracy.search_actions(parsed(), game, evaluate_fn, 0, positions)]
+    mistakes_b = wrong[rows, model_accuracy.search_actions(parsed(), game, evaluate_other, 0, positions)]
+    only_a, only_b = int((mistakes_a & ~mistakes_b).sum()), int((mistakes_b & ~mistakes_a).sum())
+    assert only_a + only_b > 0  # two random networks disagree somewhere
+    code = model_accuracy.main(
+        ["--model", str(folder), "--model", str(other), "--sims", "0", "--set", "all", "--limit", "200"]
+    )
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    row = out["mcnemar"]["0"]["all"]
+    assert (row["only_a"], row["only_b"], row["positions"]) == (only_a, only_b, 200)
+    assert out["mistakes"]["0"]["all"] == int(mistakes_a.sum()) == row["mistakes_a"]
+    assert out["second_mistakes"]["0"]["all"] == int(mistakes_b.sum()) == row["mistakes_b"]
+    tail = sum(math.comb(only_a + only_b, i) for i in range(min(only_a, only_b) + 1))
+    assert row["p_value"] == pytest.approx(min(1.0, 2 * tail / 2 ** (only_a + only_b)), rel=1e-9)
+
+
+def test_one_model_twice_has_no_discordant_position(tictactoe_model, capsys):
+    folder, _, _ = tictactoe_model
+    code = model_accuracy.main(["--model", str(folder), "--model", str(folder), "--sims", "0", "--set", "all", "--limit", "50"])
+    assert code == 0
+    row = json.loads(capsys.readouterr().out)["mcnemar"]["0"]["all"]
+    assert (row["only_a"], row["only_b"], row["p_value"]) == (0, 0, 1.0)
+
+
+def test_chosen_moves_take_one_model(tictactoe_model, capsys):
+    folder, _, _ = tictactoe_model
+    with pytest.raises(SystemExit):
+        model_accuracy.main(["--model", str(folder), "--model", str(folder), "--chosen-moves"])
+    assert "--chosen-moves: expected one --model, got two" in capsys.readouterr().err

@@ -61,3 +61,36 @@ def test_arena_accuracy_of_the_solver_and_of_a_player_that_always_rolls():
         assert 0.3 < row["mistake_rate"] < 0.7
         assert row["random_expected_rate"] == pytest.approx(expected_random_mistake_rate(labelled))
         assert row["mean_win_probability_loss"] > 0.005
+
+
+def test_exact_accuracy_of_a_networks_greedy_policy_from_each_seat(tmp_path):
+    from helpers_models import export_tiny_mlp
+
+    from arena.accuracy import exact_policy_match, greedy_policy_fn
+    from arena.model_player import load_model
+    from games.pig.policy_chain import hold_table, optimal_hold_table, policy_win_probabilities
+
+    folder = export_tiny_mlp("pig", tmp_path / "best")
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["accuracy", f"policy:model={folder}", "--game", "pig", "--exact", "--json"]) == 0
+    report = json.loads(out.getvalue())
+    assert report["policy"] == "greedy"
+    exact = report["exact"]
+    game, evaluate_fn = load_model(str(folder))
+    table = hold_table(game, greedy_policy_fn(game, evaluate_fn), 0)
+    optimal = optimal_hold_table(games.knowledge(game).exact_solver())
+    assert exact["as_first"]["win"] == pytest.approx(policy_win_probabilities(100, 6, table, optimal)[0], abs=1e-12)
+    assert exact == exact_policy_match(game, greedy_policy_fn(game, evaluate_fn))
+    # no policy beats optimal play: at most 0.5 averaged over the seats
+    assert exact["mean_win"] <= 0.5 + 1e-9
+    for seat in ("as_first", "as_second"):
+        row = exact[seat]
+        assert row["win"] + row["loss"] + row["unfinished"] == pytest.approx(1.0, abs=1e-9)
+
+
+def test_exact_accuracy_is_refused_for_a_game_without_it():
+    from arena.accuracy import exact_policy_match
+
+    with pytest.raises(ValueError, match="tictactoe: no exact policy evaluation; expected a game that provides one"):
+        exact_policy_match(games.make("tictactoe"), lambda states: np.zeros(len(states), dtype=np.int64))

@@ -30,6 +30,9 @@ from typing import List, Optional, Union, get_args, get_origin, get_type_hints
 import games
 import mcts
 from arena.positions import position_sets
+from arena.promotion import GATE_RULES, GateConfig
+from arena.rating import DEFAULT_POOL, RatingPool
+from arena.sprt import SPRTConfig
 from networks.config import INFERENCE_RUNTIMES, NetworkConfig
 from trainer.learner_config import LEARNER_DEFAULTS, LR_SCHEDULES, OPTIMIZERS, LearnerConfig
 
@@ -147,6 +150,10 @@ class TrainerSchema:
     torch_threads: int = 1
 
 
+#: the sequential gate's defaults (``arena.sprt.SPRTConfig``), written once
+_SPRT = SPRTConfig()
+
+
 @dataclass
 class ArenaSchema:
     # the search of gating and the in-run mistake rates (a name of mcts.registry; its settings are
@@ -156,12 +163,26 @@ class ArenaSchema:
     gate_every_steps: int = 500
     num_games: int = 40
     threshold: float = 0.55  # promote when score >= threshold (draws count half)
+    # the promotion rule: sprt (sequential test on colour-paired games, arena/sprt.py) | fixed
+    # (num_games games, promote at a score >= threshold)
+    gate: str = "sprt"
+    sprt_elo0: float = _SPRT.elo0  # logistic Elo of H0 (reject)
+    sprt_elo1: float = _SPRT.elo1  # logistic Elo of H1 (accept)
+    sprt_alpha: float = _SPRT.alpha
+    sprt_beta: float = _SPRT.beta
+    sprt_max_games: int = _SPRT.max_games  # the cap: a test undecided after this many games rejects
+    sprt_pairs_per_look: int = _SPRT.pairs_per_look  # pairs played (in one batch) between two looks
     num_simulations: int = 64
     opening_random_plies: int = 2  # seeded random plies at the start of each arena game
     num_cpus: float = 0.0  # CPUs reserved for the gating actor; 0 shares them with self-play
     inference: str = "onnx"  # the arena actor's network runtime on its CPU: onnx (ONNX Runtime) | torch
     # labelled sets measured besides the game's own (Connect Four: "pons" or "pons-end-easy", ...)
     extra_labelled_sets: List[str] = field(default_factory=list)
+    # every new best model rated against fixed reference players (arena/rating.py): arena/rating/elo
+    # and its interval; costs len(rating_pool) * rating_games games per new best model
+    rating: bool = False
+    rating_pool: List[str] = field(default_factory=lambda: list(DEFAULT_POOL))
+    rating_games: int = 10  # games against each reference player (even)
 
 
 @dataclass
@@ -394,6 +415,21 @@ def arena_search(config: TrainSchema):
     return search_settings(config, config.arena.algorithm, num_simulations=config.arena.num_simulations, solver=False)
 
 
+def arena_gate(config: TrainSchema) -> GateConfig:
+    """The promotion rule (frozen): ``arena.gate`` with the fixed rule's ``num_games`` and
+    ``threshold`` and the sequential test's ``sprt_*`` keys.
+
+    Raises:
+        ValueError: as ``arena.promotion.GateConfig`` and ``arena.sprt.SPRTConfig``, for a value out of range.
+    """
+    ar = config.arena
+    sprt = SPRTConfig(
+        elo0=float(ar.sprt_elo0), elo1=float(ar.sprt_elo1), alpha=float(ar.sprt_alpha), beta=float(ar.sprt_beta),
+        max_games=int(ar.sprt_max_games), pairs_per_look=int(ar.sprt_pairs_per_look),
+    )
+    return GateConfig(rule=ar.gate, num_games=int(ar.num_games), threshold=float(ar.threshold), sprt=sprt)
+
+
 def learner_config(config: TrainSchema) -> LearnerConfig:
     """The learner's settings (frozen) from ``config.trainer``."""
     tr = config.trainer
@@ -583,6 +619,21 @@ def validate(config: TrainSchema) -> None:
     _positive(errors, "arena.num_cpus", ar.num_cpus, allow_zero=True)
     if not (math.isfinite(ar.threshold) and 0.0 < ar.threshold <= 1.0):
         errors.append(f"arena.threshold: expected in (0, 1], got {ar.threshold}")
+    if ar.gate not in GATE_RULES:
+        errors.append(f"arena.gate: expected one of {list(GATE_RULES)}, got {ar.gate!r}")
+    if ar.gate == "sprt":
+        try:
+            SPRTConfig(
+                elo0=float(ar.sprt_elo0), elo1=float(ar.sprt_elo1), alpha=float(ar.sprt_alpha),
+                beta=float(ar.sprt_beta), max_games=ar.sprt_max_games, pairs_per_look=ar.sprt_pairs_per_look,
+            )
+        except ValueError as error:
+            errors.append(f"arena.sprt_*: {error}")
+    if ar.rating:
+        try:
+            RatingPool(games.make(game_id(config)), ar.rating_pool, ar.rating_games, 0, ar.opening_random_plies)
+        except (ValueError, FileNotFoundError) as error:
+            errors.append(f"arena.rating_*: {error}")
     if ar.inference not in INFERENCE_RUNTIMES:
         errors.append(f"arena.inference: expected one of {list(INFERENCE_RUNTIMES)}, got {ar.inference!r}")
     _positive(errors, "ray.num_cpus", config.ray.num_cpus)

@@ -39,6 +39,7 @@ from trainer.actors import GatingActor, ReplayBufferActor, SelfPlayActor, start_
 from trainer.best_model import write_best
 from trainer.config import (
     TrainSchema,
+    arena_gate,
     arena_search,
     game_id,
     learner_config,
@@ -105,6 +106,7 @@ class TrainingRun:
         self.network_config = network_config(config)
         self.selfplay_search = selfplay_search(config)
         self.arena_search = arena_search(config)
+        self.gate_config = arena_gate(config)
         self.config_dict = to_dict(config)
         self.schedule = Schedule.from_config(config)
         self.counters = RunCounters()
@@ -347,11 +349,15 @@ class TrainingRun:
             self.last_gate = f"refused: {result.refused_reason}"
         else:
             verdict = "promoted" if result.accepted else "rejected"
+            llr = f", LLR {result.llr:+.2f} over {result.num_pairs} pairs" if result.rule == "sprt" else ""
             self.last_gate = (
                 f"v{result.candidate_version} vs v{result.best_version}: {result.wins}W {result.draws}D "
-                f"{result.losses}L, score {result.score:.3f} ({result.distinct_games} distinct), {verdict}"
+                f"{result.losses}L, score {result.score:.3f}{llr} ({result.distinct_games} distinct), {verdict}"
             )
-            writer.scalars({"arena/score_vs_best": result.score, "arena/distinct_games": result.distinct_games}, step)
+            writer.scalars({"arena/score_vs_best": result.score, "arena/distinct_games": result.distinct_games,
+                            "arena/games_per_decision": result.num_games, "arena/pairs": result.num_pairs}, step)
+            if result.rule == "sprt":
+                writer.scalars({"arena/sprt/llr": result.llr}, step)
             if result.sample_game:
                 self.report.sample_game("arena", result.sample_game, step)
         if result.accepted:
@@ -360,6 +366,11 @@ class TrainingRun:
             self._write_best()
         writer.scalars({"arena/promotions": self.counters.promotions, "arena/gates": self.counters.gates}, step)
         writer.text("arena/last_gate", self.last_gate, step)
+
+    def _games_per_gate(self) -> int:
+        """The most games one gate can play (the fixed rule's match, or the sequential test's cap)."""
+        gate = self.gate_config
+        return gate.num_games if gate.rule == "fixed" else gate.sprt.max_games
 
     def _new_arena_actor(self, seed: int):
         """The arena actor: gating matches and mistake rates against perfect play."""
@@ -370,13 +381,15 @@ class TrainingRun:
             search_config=self.arena_search,
             num_games=ar.num_games, threshold=ar.threshold, opening_random_plies=ar.opening_random_plies,
             seed=seed, extra_labelled_sets=tuple(ar.extra_labelled_sets), inference=ar.inference,
+            gate=self.gate_config,
+            rating_pool=tuple(ar.rating_pool) if ar.rating else (), rating_games=ar.rating_games,
         )
 
     def _start_accuracy(self) -> None:
         """Measure the best model's mistake rates in the arena actor, one measurement at a time."""
         if self.accuracy_inflight is None and self.counters.best_version != self.accuracy_version:
             self.accuracy_version = self.counters.best_version
-            self.accuracy_inflight = self.gater.mistake_rates.remote(self.accuracy_version, self.best_ref)
+            self.accuracy_inflight = self.gater.measure_best.remote(self.accuracy_version, self.best_ref)
 
     def _poll_accuracy(self, timeout: float = 0.0) -> None:
         if self.accuracy_inflight is None:
@@ -394,6 +407,13 @@ class TrainingRun:
         self.report.writer.scalars(
             {f"arena/mistake_rate/{name}": rate for name, rate in result["rates"].items()}, self.learner.steps
         )
+        if result.get("rating") is not None:  # arena.rating: the best model against the reference players
+            rating = result["rating"]
+            self.report.writer.scalars(
+                {"arena/rating/elo": rating["elo"], "arena/rating/elo_low": rating["low"],
+                 "arena/rating/elo_high": rating["high"], "arena/rating/games": rating["games"]},
+                self.learner.steps,
+            )
 
     # ------------------------------------------------------------------ status
     def _status(self) -> None:
@@ -553,7 +573,7 @@ class TrainingRun:
                 self.report.log_selfplay(self.learner.steps, self.counters, self.buffer_stats)
                 self._status()
             if not self.stop and self.gate_inflight is not None:  # let the last gating match finish
-                self._poll_gate(timeout=max(60.0, 10.0 * self.config.arena.num_games))
+                self._poll_gate(timeout=max(60.0, 10.0 * self._games_per_gate()))
             if not self.stop:
                 self._poll_accuracy(timeout=120.0)  # a measurement in flight (of an older best) first
                 self._start_accuracy()  # the final best model's mistake rates

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from games.knowledge import Knowledge
 from games.pig.game import SCORE_0, SCORE_1, TO_PLAY, TURN_TOTAL
+from games.pig.policy_chain import policy_match_against_optimal
 from games.pig.solver import solver_for
 
 
@@ -33,3 +34,18 @@ class PigKnowledge(Knowledge):
     def exact_solver(self):
         """The value-iteration solver of this goal and die (``games.pig.solver.PigSolver``), cached."""
         return solver_for(self.game)
+
+    def exact_policy_match(self, policy_fn) -> dict:
+        """Exact win probabilities of a stationary policy against optimal play from each seat, by
+        solving the Markov chain the two policies make (``games.pig.policy_chain``).
+
+        Args:
+            policy_fn: ``policy_fn(states)``: ``[B, 8]`` int64 decision states to ``[B]`` actions.
+
+        Returns:
+            ``{"as_first": {"win", "loss", "unfinished"}, "as_second": {...}, "mean_win"}``.
+
+        Raises:
+            ValueError: if ``policy_fn`` answers with anything but ``[B]`` actions in {0, 1}.
+        """
+        return policy_match_against_optimal(self.game, policy_fn)
