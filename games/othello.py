@@ -291,6 +291,71 @@ def _step_one_6(state, action, out):
 _COMPILED_ONE = {8: (_legal_one_8, _step_one_8), 6: (_legal_one_6, _step_one_6)}
 
 
+# The batched API and the single-state functions in one compiled call each, the masks frozen in as
+# constants: at batch 1 the cost of a step is the call itself (argument unboxing, allocation,
+# checks), not the rules, so each of these does in one call what would otherwise take several
+# numpy and Numba calls. The rules are the shared kernels above, so every result is identical.
+
+
+@njit(cache=True, inline="always")
+def _legal_mask_batch(states, num_actions, n, board, not_first, not_last):
+    out = np.zeros((states.shape[0], num_actions), dtype=np.bool_)
+    return _legal_kernel(states, out, n, board, not_first, not_last)
+
+
+@njit(cache=True, inline="always")
+def _step_batch(states, actions, n, board, not_first, not_last):
+    out = np.empty_like(states)
+    row, error = _step_kernel(states, actions, out, n, board, not_first, not_last)
+    return out, row, error
+
+
+@njit(cache=True)
+def _legal_mask_8(states):
+    return _legal_mask_batch(states, 65, 8, _BOARD_8, _NOT_FIRST_8, _NOT_LAST_8)
+
+
+@njit(cache=True)
+def _step_8(states, actions):
+    return _step_batch(states, actions, 8, _BOARD_8, _NOT_FIRST_8, _NOT_LAST_8)
+
+
+@njit(cache=True)
+def _actions_8(current, opponent):
+    return _single_actions(current, opponent, 8, _BOARD_8, _NOT_FIRST_8, _NOT_LAST_8)
+
+
+@njit(cache=True)
+def _result_8(current, opponent, ply, action):
+    return _single_result(current, opponent, ply, action, 8, _BOARD_8, _NOT_FIRST_8, _NOT_LAST_8)
+
+
+@njit(cache=True)
+def _legal_mask_6(states):
+    return _legal_mask_batch(states, 37, 6, _BOARD_6, _NOT_FIRST_6, _NOT_LAST_6)
+
+
+@njit(cache=True)
+def _step_6(states, actions):
+    return _step_batch(states, actions, 6, _BOARD_6, _NOT_FIRST_6, _NOT_LAST_6)
+
+
+@njit(cache=True)
+def _actions_6(current, opponent):
+    return _single_actions(current, opponent, 6, _BOARD_6, _NOT_FIRST_6, _NOT_LAST_6)
+
+
+@njit(cache=True)
+def _result_6(current, opponent, ply, action):
+    return _single_result(current, opponent, ply, action, 6, _BOARD_6, _NOT_FIRST_6, _NOT_LAST_6)
+
+
+#: per board size: (legal_mask(states), step(states, actions), actions(current, opponent),
+#: result(current, opponent, ply, action)), each one compiled call
+_COMPILED_API = {8: (_legal_mask_8, _step_8, _actions_8, _result_8), 6: (_legal_mask_6, _step_6, _actions_6, _result_6)}
+_INT64 = np.dtype(np.int64)
+
+
 def _symmetry_table(n: int) -> np.ndarray:
     """``[8, n*n + 1]``: row ``4 * reflect + turns`` mirrors left-right (if ``reflect``), then
     turns the board ``turns`` quarter turns clockwise; the pass maps to itself."""
@@ -326,6 +391,7 @@ class Othello(bb.BitboardGame):
         n = self.size
         self._board, self._not_first, self._not_last = _board_masks(n)
         self._masks = (n, self._board, self._not_first, self._not_last)
+        self._legal_fn, self._step_fn, self._actions_fn, self._result_fn = _COMPILED_API[n]
         self._symmetries = _symmetry_table(n)
         self._letters = "abcdefghijklmnopqrstuvwxyz"[:n]
 
@@ -352,10 +418,34 @@ class Othello(bb.BitboardGame):
     def _step_kernel(self, states, actions, out):
         return _step_kernel(np.ascontiguousarray(states), actions, out, *self._masks)
 
-    def legal_mask(self, states: np.ndarray) -> np.ndarray:
+    def _checked_batch(self, states) -> np.ndarray:
+        """``states`` as a C-contiguous ``[B, 4]`` int64 ndarray; ValueError (``check_batch``) otherwise.
+
+        The common case (already such an array) costs four attribute reads, no copy."""
+        if (
+            type(states) is np.ndarray
+            and states.dtype is _INT64
+            and states.ndim == 2
+            and states.shape[1] == STATE_SIZE
+            and states.flags.c_contiguous
+        ):
+            return states
         check_batch(self, states)
-        out = np.zeros((states.shape[0], self.num_actions), dtype=np.bool_)
-        return _legal_kernel(np.ascontiguousarray(states), out, *self._masks)
+        return np.ascontiguousarray(states, dtype=np.int64)
+
+    def legal_mask(self, states: np.ndarray) -> np.ndarray:
+        return self._legal_fn(self._checked_batch(states))
+
+    def step(self, states: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        states = self._checked_batch(states)
+        if type(actions) is not np.ndarray or actions.dtype is not _INT64:
+            actions = np.asarray(actions, dtype=np.int64)
+        if actions.shape != (states.shape[0],):
+            check_batch(self, states, actions)  # raises: the shapes disagree
+        out, _, error = self._step_fn(states, actions)
+        if error:
+            return super().step(states, actions)  # raises the error naming the first bad row
+        return out
 
     def compiled_rules(self) -> bb.CompiledRules:
         """The single-state rules compiled for this board size (``games.base.CompiledRules``)."""
@@ -520,17 +610,17 @@ class Othello(bb.BitboardGame):
     def actions(self, state: tuple) -> list[int]:
         if state[STATUS] != ONGOING:
             return []
-        return list(_single_actions(state[CURRENT], state[OPPONENT], *self._masks))
+        return self._actions_fn(state[CURRENT], state[OPPONENT])
 
     def result(self, state: tuple, action: int) -> tuple:
         if state[STATUS] != ONGOING:
             raise ValueError("the game is over: no action is legal")
-        current, opponent, ply, status, error = _single_result(
-            state[CURRENT], state[OPPONENT], state[PLY], int(action), *self._masks
+        current, opponent, ply, status, error = self._result_fn(
+            state[CURRENT], state[OPPONENT], state[PLY], int(action)
         )
         if error:
             raise ValueError(f"illegal action {action}: expected one of {self.actions(state)}")
-        return (int(current), int(opponent), int(ply), int(status))
+        return (current, opponent, ply, status)
 
 
 class Othello6x6(Othello):
