@@ -292,22 +292,43 @@ _COMPILED_ONE = {8: (_legal_one_8, _step_one_8), 6: (_legal_one_6, _step_one_6)}
 
 
 # The batched API and the single-state functions in one compiled call each, the masks frozen in as
-# constants: at batch 1 the cost of a step is the call itself (argument unboxing, allocation,
-# checks), not the rules, so each of these does in one call what would otherwise take several
-# numpy and Numba calls. The rules are the shared kernels above, so every result is identical.
+# constants. At batch 1 the cost of a step is the calls around the rules (type checks, argument
+# unboxing, allocation), not the rules, so each of these does in one call what would otherwise
+# take several numpy and Numba calls; the rules are the shared kernels above, so every result is
+# identical. The two batched ones are compiled for exactly one signature (C-contiguous, writable,
+# aligned int64 arrays) and compile nothing else, so Numba's own argument check is the type check
+# of the common case: anything else raises TypeError at the call, and ``Othello`` then converts
+# or refuses it with the usual ValueError (``games.base.check_batch``).
+
+_STATES_TYPE = "int64[:, ::1]"
+_ACTIONS_TYPE = "int64[::1]"
+
+
+class _BadShape(Exception):
+    """Raised inside the compiled batched calls for a batch of the right type but wrong shape."""
+
+
+class _BadMove(Exception):
+    """Raised inside the compiled batched step for a finished state or an illegal action."""
 
 
 @njit(cache=True, inline="always")
 def _legal_mask_batch(states, num_actions, n, board, not_first, not_last):
+    if states.shape[1] != STATE_SIZE:
+        raise _BadShape()
     out = np.zeros((states.shape[0], num_actions), dtype=np.bool_)
     return _legal_kernel(states, out, n, board, not_first, not_last)
 
 
 @njit(cache=True, inline="always")
 def _step_batch(states, actions, n, board, not_first, not_last):
+    if states.shape[1] != STATE_SIZE or actions.shape[0] != states.shape[0]:
+        raise _BadShape()
     out = np.empty_like(states)
-    row, error = _step_kernel(states, actions, out, n, board, not_first, not_last)
-    return out, row, error
+    _, error = _step_kernel(states, actions, out, n, board, not_first, not_last)
+    if error:
+        raise _BadMove()
+    return out
 
 
 @njit(cache=True)
@@ -353,7 +374,19 @@ def _result_6(current, opponent, ply, action):
 #: per board size: (legal_mask(states), step(states, actions), actions(current, opponent),
 #: result(current, opponent, ply, action)), each one compiled call
 _COMPILED_API = {8: (_legal_mask_8, _step_8, _actions_8, _result_8), 6: (_legal_mask_6, _step_6, _actions_6, _result_6)}
-_INT64 = np.dtype(np.int64)
+_COMPILED_SIGNATURES = {}  # board size -> True once its two batched calls are compiled and frozen
+
+
+def _compiled_api(n: int) -> tuple:
+    """The four compiled calls of board size ``n``, the two batched ones frozen to one signature."""
+    if n not in _COMPILED_SIGNATURES:
+        legal, step = _COMPILED_API[n][:2]
+        legal.compile(f"({_STATES_TYPE},)")
+        step.compile(f"({_STATES_TYPE}, {_ACTIONS_TYPE})")
+        legal.disable_compile()
+        step.disable_compile()
+        _COMPILED_SIGNATURES[n] = True
+    return _COMPILED_API[n]
 
 
 def _symmetry_table(n: int) -> np.ndarray:
@@ -391,7 +424,7 @@ class Othello(bb.BitboardGame):
         n = self.size
         self._board, self._not_first, self._not_last = _board_masks(n)
         self._masks = (n, self._board, self._not_first, self._not_last)
-        self._legal_fn, self._step_fn, self._actions_fn, self._result_fn = _COMPILED_API[n]
+        self._legal_fn, self._step_fn, self._actions_fn, self._result_fn = _compiled_api(n)
         self._symmetries = _symmetry_table(n)
         self._letters = "abcdefghijklmnopqrstuvwxyz"[:n]
 
@@ -419,33 +452,41 @@ class Othello(bb.BitboardGame):
         return _step_kernel(np.ascontiguousarray(states), actions, out, *self._masks)
 
     def _checked_batch(self, states) -> np.ndarray:
-        """``states`` as a C-contiguous ``[B, 4]`` int64 ndarray; ValueError (``check_batch``) otherwise.
+        """``states`` as a C-contiguous, writable ``[B, 4]`` int64 ndarray (a copy).
 
-        The common case (already such an array) costs four attribute reads, no copy."""
-        if (
-            type(states) is np.ndarray
-            and states.dtype is _INT64
-            and states.ndim == 2
-            and states.shape[1] == STATE_SIZE
-            and states.flags.c_contiguous
-        ):
-            return states
+        Raises:
+            ValueError: as ``games.base.check_batch``, for anything but ``[B, 4]`` int64 states.
+        """
         check_batch(self, states)
-        return np.ascontiguousarray(states, dtype=np.int64)
+        return np.array(states, dtype=np.int64, order="C")
+
+    # The common case (C-contiguous writable int64 arrays of the right shapes) is one compiled
+    # call that checks the types and shapes itself; anything else fails that call and is then
+    # converted (another memory layout, a list of actions) or refused with a ValueError.
 
     def legal_mask(self, states: np.ndarray) -> np.ndarray:
-        return self._legal_fn(self._checked_batch(states))
+        try:
+            return self._legal_fn(states)
+        except (TypeError, _BadShape):
+            return self._legal_fn(self._checked_batch(states))
 
     def step(self, states: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        states = self._checked_batch(states)
-        if type(actions) is not np.ndarray or actions.dtype is not _INT64:
-            actions = np.asarray(actions, dtype=np.int64)
-        if actions.shape != (states.shape[0],):
-            check_batch(self, states, actions)  # raises: the shapes disagree
-        out, _, error = self._step_fn(states, actions)
-        if error:
-            return super().step(states, actions)  # raises the error naming the first bad row
-        return out
+        try:
+            return self._step_fn(states, actions)
+        except (TypeError, _BadShape):
+            states = self._checked_batch(states)
+            actions = np.array(actions, dtype=np.int64)
+            check_batch(self, states, actions)
+            try:
+                return self._step_fn(states, actions)
+            except _BadMove:
+                pass
+        except _BadMove:
+            pass
+        return super().step(states, actions)  # raises the error naming the first bad row
+
+    def terminal(self, states: np.ndarray) -> np.ndarray:
+        return states[:, STATUS].astype(np.bool_)  # ONGOING is 0, every other status ends the game
 
     def compiled_rules(self) -> bb.CompiledRules:
         """The single-state rules compiled for this board size (``games.base.CompiledRules``)."""
