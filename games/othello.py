@@ -125,18 +125,21 @@ def _play(current, opponent, ply, action, n, board, not_first, not_last):
     ``bb.ERROR_ILLEGAL`` (2) for an illegal action, else ``bb.OK`` (0).
     """
     cells = n * n
-    moves = _placements(current, opponent, n, board, not_first, not_last)
     if action == cells:  # the pass: legal only without a placement
-        if moves != _U0:
+        if _placements(current, opponent, n, board, not_first, not_last) != _U0:
             return current, opponent, ply, 0, 2
         new_current, new_opponent = opponent, current
     else:
         if action < 0 or action > cells:
             return current, opponent, ply, 0, 2
         bit = _U1 << np.uint64(action)
-        if (moves & bit) == _U0:
+        if (bit & (current | opponent)) != _U0:
             return current, opponent, ply, 0, 2
+        # a placement on an empty cell is legal exactly when it flips a disc (the definition
+        # ``_placements`` generates), so the flips are the legality test
         flipped = _flips(current, opponent, bit, n, board, not_first, not_last)
+        if flipped == _U0:
+            return current, opponent, ply, 0, 2
         new_current = opponent & ~flipped
         new_opponent = current | bit | flipped
     status = 0

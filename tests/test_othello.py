@@ -336,3 +336,30 @@ def test_random_games_match_openspiel_move_by_move():
         assert returns == ([0.0, 0.0] if winner == -1 else [1.0, -1.0] if winner == 0 else [-1.0, 1.0])
         outcomes[winner] += 1
     assert passes == 5 and outcomes == {0: 18, 1: 20, -1: 2}  # passes, wins both ways and draws were all met
+
+
+@pytest.mark.parametrize("game", [OTHELLO, SMALL], ids=lambda g: g.name)
+def test_step_and_result_accept_exactly_the_actions_of_the_legal_mask(game):
+    """Every action from -1 to A, in 40 random live positions: the batched step and the
+    single-state result play it exactly where the legal mask is True and refuse it elsewhere
+    (occupied cells, cells that flip nothing, the pass beside a placement, out of range)."""
+    rng = np.random.default_rng(17)
+    states = random_states(game, rng, 120)
+    states = states[~game.terminal(states)][:40]
+    assert len(states) == 40
+    masks = game.legal_mask(states)
+    refused = 0
+    for row, mask in zip(states, masks):
+        state = tuple(int(v) for v in row)
+        for action in range(-1, game.num_actions + 1):
+            legal = 0 <= action < game.num_actions and bool(mask[action])
+            if legal:
+                child = game.step(row[None], np.array([action]))[0]
+                assert game.result(state, action) == tuple(int(v) for v in child)
+                continue
+            refused += 1
+            with pytest.raises(ValueError, match=f"row 0: illegal action {action}; expected one of"):
+                game.step(row[None], np.array([action]))
+            with pytest.raises(ValueError, match=f"illegal action {action}: expected one of"):
+                game.result(state, action)
+    assert refused == 40 * (game.num_actions + 2) - int(masks.sum())
