@@ -374,22 +374,14 @@ def _result_6(current, opponent, ply, action):
     return _single_result(current, opponent, ply, action, 6, _BOARD_6, _NOT_FIRST_6, _NOT_LAST_6)
 
 
-#: per board size: (legal_mask(states), step(states, actions), actions(current, opponent),
-#: result(current, opponent, ply, action)), each one compiled call
-_COMPILED_API = {8: (_legal_mask_8, _step_8, _actions_8, _result_8), 6: (_legal_mask_6, _step_6, _actions_6, _result_6)}
-_COMPILED_SIGNATURES = {}  # board size -> True once its two batched calls are compiled and frozen
-
-
-def _compiled_api(n: int) -> tuple:
-    """The four compiled calls of board size ``n``, the two batched ones frozen to one signature."""
-    if n not in _COMPILED_SIGNATURES:
-        legal, step = _COMPILED_API[n][:2]
-        legal.compile(f"({_STATES_TYPE},)")
-        step.compile(f"({_STATES_TYPE}, {_ACTIONS_TYPE})")
-        legal.disable_compile()
-        step.disable_compile()
-        _COMPILED_SIGNATURES[n] = True
-    return _COMPILED_API[n]
+# compiled (or loaded from Numba's cache) once per process, at import, so that an instance made in
+# another process (unpickled by Ray) finds them frozen too
+for _legal_fn, _step_fn in ((_legal_mask_8, _step_8), (_legal_mask_6, _step_6)):
+    _legal_fn.compile(f"({_STATES_TYPE},)")
+    _step_fn.compile(f"({_STATES_TYPE}, {_ACTIONS_TYPE})")
+    _legal_fn.disable_compile()
+    _step_fn.disable_compile()
+del _legal_fn, _step_fn
 
 
 def _symmetry_table(n: int) -> np.ndarray:
@@ -422,12 +414,17 @@ class Othello(bb.BitboardGame):
     observation_shape = (2, 8, 8)
     state_size = STATE_SIZE
     max_game_length = 2 * (8 * 8 - 4)  # 60 placements, and at most one pass before each
+    # the rules of this board size, one compiled call each (class attributes, so nothing compiled
+    # travels with a pickled instance)
+    _legal_fn = staticmethod(_legal_mask_8)
+    _step_fn = staticmethod(_step_8)
+    _actions_fn = staticmethod(_actions_8)
+    _result_fn = staticmethod(_result_8)
 
     def __init__(self) -> None:
         n = self.size
         self._board, self._not_first, self._not_last = _board_masks(n)
         self._masks = (n, self._board, self._not_first, self._not_last)
-        self._legal_fn, self._step_fn, self._actions_fn, self._result_fn = _compiled_api(n)
         self._symmetries = _symmetry_table(n)
         self._letters = "abcdefghijklmnopqrstuvwxyz"[:n]
 
@@ -676,6 +673,10 @@ class Othello6x6(Othello):
     num_actions = 6 * 6 + 1
     observation_shape = (2, 6, 6)
     max_game_length = 2 * (6 * 6 - 4)
+    _legal_fn = staticmethod(_legal_mask_6)
+    _step_fn = staticmethod(_step_6)
+    _actions_fn = staticmethod(_actions_6)
+    _result_fn = staticmethod(_result_6)
 
 
 class OthelloKnowledge(Knowledge):

@@ -363,3 +363,31 @@ def test_step_and_result_accept_exactly_the_actions_of_the_legal_mask(game):
             with pytest.raises(ValueError, match=f"illegal action {action}: expected one of"):
                 game.result(state, action)
     assert refused == 40 * (game.num_actions + 2) - int(masks.sum())
+
+
+def test_other_layouts_and_dtypes_give_the_same_results_and_bad_batches_the_usual_errors():
+    """The batched calls are compiled for C-contiguous int64 arrays only; a strided, Fortran-order
+    or read-only batch, and actions as a list or another integer dtype, are converted and give
+    the same states, while a wrong dtype or shape is refused with expected and actual."""
+    states = random_states(OTHELLO, np.random.default_rng(2), 16)
+    states = states[~OTHELLO.terminal(states)][:8]
+    mask = OTHELLO.legal_mask(states)
+    actions = mask.argmax(axis=1)
+    children = OTHELLO.step(states, actions)
+    read_only = states.copy()
+    read_only.flags.writeable = False
+    wide = np.zeros((8, 6), dtype=np.int64)
+    wide[:, :4] = states
+    for batch in (np.asfortranarray(states), read_only, wide[:, :4], np.repeat(states, 2, axis=0)[::2]):
+        np.testing.assert_array_equal(OTHELLO.legal_mask(batch), mask)
+        np.testing.assert_array_equal(OTHELLO.step(batch, actions), children)
+    for moves in (actions.tolist(), actions.astype(np.int32), np.repeat(actions, 2)[::2]):
+        np.testing.assert_array_equal(OTHELLO.step(states, moves), children)
+    with pytest.raises(ValueError, match=r"othello: expected int64 states, got int32"):
+        OTHELLO.legal_mask(states.astype(np.int32))
+    with pytest.raises(ValueError, match=r"othello: expected states of shape \[B, 4\], got \(8, 3\)"):
+        OTHELLO.legal_mask(np.ascontiguousarray(states[:, :3]))
+    with pytest.raises(ValueError, match=r"othello: expected states of shape \[B, 4\], got \(8, 3\)"):
+        OTHELLO.step(np.ascontiguousarray(states[:, :3]), actions)
+    with pytest.raises(ValueError, match=r"othello: expected actions of shape \[8\], got \(7,\)"):
+        OTHELLO.step(states, actions[:7])
