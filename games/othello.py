@@ -80,17 +80,42 @@ def _shift(x, direction, n, board, not_first, not_last):
     return (x >> (un + _U1)) & not_last
 
 
+@njit(cache=True, inline="always")
+def _placements_along(current, opponent, empty, shift, towards_higher, keep, fills):
+    """Empty cells (uint64) that bracket a run of ``opponent`` discs against a ``current`` disc
+    along one direction: a shift by ``shift`` bits towards higher (or lower) bits, keeping
+    ``keep`` (the board without the column a disc would wrap into); runs of up to ``fills + 1``."""
+    if towards_higher:
+        t = (current << shift) & keep & opponent
+        for _ in range(fills):
+            t |= (t << shift) & keep & opponent
+        return (t << shift) & keep & empty
+    t = (current >> shift) & keep & opponent
+    for _ in range(fills):
+        t |= (t >> shift) & keep & opponent
+    return (t >> shift) & keep & empty
+
+
 @njit(cache=True)
 def _placements(current, opponent, n, board, not_first, not_last):
-    """Bitboard (uint64) of the legal placements of the player owning ``current``."""
+    """Bitboard (uint64) of the legal placements of the player owning ``current``.
+
+    The eight directions of ``_shift`` written out one by one (east, west, south, north,
+    south-east, south-west, north-east, north-west), so each shift is a constant the compiler sees.
+    """
     empty = board & ~(current | opponent)
-    moves = _U0
-    for d in range(8):
-        t = _shift(current, d, n, board, not_first, not_last) & opponent
-        for _ in range(n - 3):
-            t |= _shift(t, d, n, board, not_first, not_last) & opponent
-        moves |= _shift(t, d, n, board, not_first, not_last) & empty
-    return moves
+    un = np.uint64(n)
+    fills = n - 3
+    return (
+        _placements_along(current, opponent, empty, _U1, True, not_first, fills)
+        | _placements_along(current, opponent, empty, _U1, False, not_last, fills)
+        | _placements_along(current, opponent, empty, un, True, board, fills)
+        | _placements_along(current, opponent, empty, un, False, board, fills)
+        | _placements_along(current, opponent, empty, un + _U1, True, not_first, fills)
+        | _placements_along(current, opponent, empty, un - _U1, True, not_last, fills)
+        | _placements_along(current, opponent, empty, un - _U1, False, not_first, fills)
+        | _placements_along(current, opponent, empty, un + _U1, False, not_last, fills)
+    )
 
 
 @njit(cache=True)
