@@ -80,17 +80,42 @@ def _shift(x, direction, n, board, not_first, not_last):
     return (x >> (un + _U1)) & not_last
 
 
+@njit(cache=True, inline="always")
+def _placements_along(current, opponent, empty, shift, towards_higher, keep, fills):
+    """Empty cells (uint64) that bracket a run of ``opponent`` discs against a ``current`` disc
+    along one direction: a shift by ``shift`` bits towards higher (or lower) bits, keeping
+    ``keep`` (the board without the column a disc would wrap into); runs of up to ``fills + 1``."""
+    if towards_higher:
+        t = (current << shift) & keep & opponent
+        for _ in range(fills):
+            t |= (t << shift) & keep & opponent
+        return (t << shift) & keep & empty
+    t = (current >> shift) & keep & opponent
+    for _ in range(fills):
+        t |= (t >> shift) & keep & opponent
+    return (t >> shift) & keep & empty
+
+
 @njit(cache=True)
 def _placements(current, opponent, n, board, not_first, not_last):
-    """Bitboard (uint64) of the legal placements of the player owning ``current``."""
+    """Bitboard (uint64) of the legal placements of the player owning ``current``.
+
+    The eight directions of ``_shift`` written out one by one (east, west, south, north,
+    south-east, south-west, north-east, north-west), so each shift is a constant the compiler sees.
+    """
     empty = board & ~(current | opponent)
-    moves = _U0
-    for d in range(8):
-        t = _shift(current, d, n, board, not_first, not_last) & opponent
-        for _ in range(n - 3):
-            t |= _shift(t, d, n, board, not_first, not_last) & opponent
-        moves |= _shift(t, d, n, board, not_first, not_last) & empty
-    return moves
+    un = np.uint64(n)
+    fills = n - 3
+    return (
+        _placements_along(current, opponent, empty, _U1, True, not_first, fills)
+        | _placements_along(current, opponent, empty, _U1, False, not_last, fills)
+        | _placements_along(current, opponent, empty, un, True, board, fills)
+        | _placements_along(current, opponent, empty, un, False, board, fills)
+        | _placements_along(current, opponent, empty, un + _U1, True, not_first, fills)
+        | _placements_along(current, opponent, empty, un - _U1, True, not_last, fills)
+        | _placements_along(current, opponent, empty, un - _U1, False, not_first, fills)
+        | _placements_along(current, opponent, empty, un + _U1, False, not_last, fills)
+    )
 
 
 @njit(cache=True)
@@ -125,18 +150,21 @@ def _play(current, opponent, ply, action, n, board, not_first, not_last):
     ``bb.ERROR_ILLEGAL`` (2) for an illegal action, else ``bb.OK`` (0).
     """
     cells = n * n
-    moves = _placements(current, opponent, n, board, not_first, not_last)
     if action == cells:  # the pass: legal only without a placement
-        if moves != _U0:
+        if _placements(current, opponent, n, board, not_first, not_last) != _U0:
             return current, opponent, ply, 0, 2
         new_current, new_opponent = opponent, current
     else:
         if action < 0 or action > cells:
             return current, opponent, ply, 0, 2
         bit = _U1 << np.uint64(action)
-        if (moves & bit) == _U0:
+        if (bit & (current | opponent)) != _U0:
             return current, opponent, ply, 0, 2
+        # a placement on an empty cell is legal exactly when it flips a disc (the definition
+        # ``_placements`` generates), so the flips are the legality test
         flipped = _flips(current, opponent, bit, n, board, not_first, not_last)
+        if flipped == _U0:
+            return current, opponent, ply, 0, 2
         new_current = opponent & ~flipped
         new_opponent = current | bit | flipped
     status = 0
@@ -291,6 +319,96 @@ def _step_one_6(state, action, out):
 _COMPILED_ONE = {8: (_legal_one_8, _step_one_8), 6: (_legal_one_6, _step_one_6)}
 
 
+# The batched API and the single-state functions in one compiled call each, the masks frozen in as
+# constants. At batch 1 the cost of a step is the calls around the rules (type checks, argument
+# unboxing, allocation), not the rules, so each of these does in one call what would otherwise
+# take several numpy and Numba calls; the rules are the shared kernels above, so every result is
+# identical. The two batched ones are compiled for exactly one signature (C-contiguous, writable,
+# aligned int64 arrays) and compile nothing else, so Numba's own argument check is the type check
+# of the common case: anything else raises TypeError at the call, and ``Othello`` then converts
+# or refuses it with the usual ValueError (``games.base.check_batch``).
+
+_STATES_TYPE = "int64[:, ::1]"
+_ACTIONS_TYPE = "int64[::1]"
+
+
+class _BadShape(Exception):
+    """Raised inside the compiled batched calls for a batch of the right type but wrong shape."""
+
+
+class _BadMove(Exception):
+    """Raised inside the compiled batched step for a finished state or an illegal action."""
+
+
+@njit(cache=True, inline="always")
+def _legal_mask_batch(states, num_actions, n, board, not_first, not_last):
+    if states.shape[1] != STATE_SIZE:
+        raise _BadShape()
+    out = np.zeros((states.shape[0], num_actions), dtype=np.bool_)
+    return _legal_kernel(states, out, n, board, not_first, not_last)
+
+
+@njit(cache=True, inline="always")
+def _step_batch(states, actions, n, board, not_first, not_last):
+    if states.shape[1] != STATE_SIZE or actions.shape[0] != states.shape[0]:
+        raise _BadShape()
+    out = np.empty_like(states)
+    _, error = _step_kernel(states, actions, out, n, board, not_first, not_last)
+    if error:
+        raise _BadMove()
+    return out
+
+
+@njit(cache=True)
+def _legal_mask_8(states):
+    return _legal_mask_batch(states, 65, 8, _BOARD_8, _NOT_FIRST_8, _NOT_LAST_8)
+
+
+@njit(cache=True)
+def _step_8(states, actions):
+    return _step_batch(states, actions, 8, _BOARD_8, _NOT_FIRST_8, _NOT_LAST_8)
+
+
+@njit(cache=True)
+def _actions_8(current, opponent):
+    return _single_actions(current, opponent, 8, _BOARD_8, _NOT_FIRST_8, _NOT_LAST_8)
+
+
+@njit(cache=True)
+def _result_8(current, opponent, ply, action):
+    return _single_result(current, opponent, ply, action, 8, _BOARD_8, _NOT_FIRST_8, _NOT_LAST_8)
+
+
+@njit(cache=True)
+def _legal_mask_6(states):
+    return _legal_mask_batch(states, 37, 6, _BOARD_6, _NOT_FIRST_6, _NOT_LAST_6)
+
+
+@njit(cache=True)
+def _step_6(states, actions):
+    return _step_batch(states, actions, 6, _BOARD_6, _NOT_FIRST_6, _NOT_LAST_6)
+
+
+@njit(cache=True)
+def _actions_6(current, opponent):
+    return _single_actions(current, opponent, 6, _BOARD_6, _NOT_FIRST_6, _NOT_LAST_6)
+
+
+@njit(cache=True)
+def _result_6(current, opponent, ply, action):
+    return _single_result(current, opponent, ply, action, 6, _BOARD_6, _NOT_FIRST_6, _NOT_LAST_6)
+
+
+# compiled (or loaded from Numba's cache) once per process, at import, so that an instance made in
+# another process (unpickled by Ray) finds them frozen too
+for _legal_fn, _step_fn in ((_legal_mask_8, _step_8), (_legal_mask_6, _step_6)):
+    _legal_fn.compile(f"({_STATES_TYPE},)")
+    _step_fn.compile(f"({_STATES_TYPE}, {_ACTIONS_TYPE})")
+    _legal_fn.disable_compile()
+    _step_fn.disable_compile()
+del _legal_fn, _step_fn
+
+
 def _symmetry_table(n: int) -> np.ndarray:
     """``[8, n*n + 1]``: row ``4 * reflect + turns`` mirrors left-right (if ``reflect``), then
     turns the board ``turns`` quarter turns clockwise; the pass maps to itself."""
@@ -321,6 +439,12 @@ class Othello(bb.BitboardGame):
     observation_shape = (2, 8, 8)
     state_size = STATE_SIZE
     max_game_length = 2 * (8 * 8 - 4)  # 60 placements, and at most one pass before each
+    # the rules of this board size, one compiled call each (class attributes, so nothing compiled
+    # travels with a pickled instance)
+    _legal_fn = staticmethod(_legal_mask_8)
+    _step_fn = staticmethod(_step_8)
+    _actions_fn = staticmethod(_actions_8)
+    _result_fn = staticmethod(_result_8)
 
     def __init__(self) -> None:
         n = self.size
@@ -352,10 +476,42 @@ class Othello(bb.BitboardGame):
     def _step_kernel(self, states, actions, out):
         return _step_kernel(np.ascontiguousarray(states), actions, out, *self._masks)
 
-    def legal_mask(self, states: np.ndarray) -> np.ndarray:
+    def _checked_batch(self, states) -> np.ndarray:
+        """``states`` as a C-contiguous, writable ``[B, 4]`` int64 ndarray (a copy).
+
+        Raises:
+            ValueError: as ``games.base.check_batch``, for anything but ``[B, 4]`` int64 states.
+        """
         check_batch(self, states)
-        out = np.zeros((states.shape[0], self.num_actions), dtype=np.bool_)
-        return _legal_kernel(np.ascontiguousarray(states), out, *self._masks)
+        return np.array(states, dtype=np.int64, order="C")
+
+    # The common case (C-contiguous writable int64 arrays of the right shapes) is one compiled
+    # call that checks the types and shapes itself; anything else fails that call and is then
+    # converted (another memory layout, a list of actions) or refused with a ValueError.
+
+    def legal_mask(self, states: np.ndarray) -> np.ndarray:
+        try:
+            return self._legal_fn(states)
+        except (TypeError, _BadShape):
+            return self._legal_fn(self._checked_batch(states))
+
+    def step(self, states: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        try:
+            return self._step_fn(states, actions)
+        except (TypeError, _BadShape):
+            states = self._checked_batch(states)
+            actions = np.array(actions, dtype=np.int64)
+            check_batch(self, states, actions)
+            try:
+                return self._step_fn(states, actions)
+            except _BadMove:
+                pass
+        except _BadMove:
+            pass
+        return super().step(states, actions)  # raises the error naming the first bad row
+
+    def terminal(self, states: np.ndarray) -> np.ndarray:
+        return states[:, STATUS].astype(np.bool_)  # ONGOING is 0, every other status ends the game
 
     def compiled_rules(self) -> bb.CompiledRules:
         """The single-state rules compiled for this board size (``games.base.CompiledRules``)."""
@@ -520,17 +676,17 @@ class Othello(bb.BitboardGame):
     def actions(self, state: tuple) -> list[int]:
         if state[STATUS] != ONGOING:
             return []
-        return list(_single_actions(state[CURRENT], state[OPPONENT], *self._masks))
+        return self._actions_fn(state[CURRENT], state[OPPONENT])
 
     def result(self, state: tuple, action: int) -> tuple:
         if state[STATUS] != ONGOING:
             raise ValueError("the game is over: no action is legal")
-        current, opponent, ply, status, error = _single_result(
-            state[CURRENT], state[OPPONENT], state[PLY], int(action), *self._masks
+        current, opponent, ply, status, error = self._result_fn(
+            state[CURRENT], state[OPPONENT], state[PLY], int(action)
         )
         if error:
             raise ValueError(f"illegal action {action}: expected one of {self.actions(state)}")
-        return (int(current), int(opponent), int(ply), int(status))
+        return (current, opponent, ply, status)
 
 
 class Othello6x6(Othello):
@@ -542,6 +698,10 @@ class Othello6x6(Othello):
     num_actions = 6 * 6 + 1
     observation_shape = (2, 6, 6)
     max_game_length = 2 * (6 * 6 - 4)
+    _legal_fn = staticmethod(_legal_mask_6)
+    _step_fn = staticmethod(_step_6)
+    _actions_fn = staticmethod(_actions_6)
+    _result_fn = staticmethod(_result_6)
 
 
 class OthelloKnowledge(Knowledge):

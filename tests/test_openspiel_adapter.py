@@ -165,3 +165,6 @@ def test_bench_script_prints_native_and_adapter_rates():
     (run,) = json.loads(result.stdout)["runs"]
     assert (run["native"], run["openspiel"], run["batch_size"]) == ("tictactoe", "tic_tac_toe", 2)
     assert run["native_positions_per_s"] > 0 and run["adapter_positions_per_s"] > 0
+    assert run["pyspiel_positions_per_s"] > 0 and run["single_positions_per_s"] > 0
+    ratio = run["native_positions_per_s"] / run["pyspiel_positions_per_s"]
+    assert run["native_over_pyspiel"] == pytest.approx(ratio, rel=0.01, abs=0.01)

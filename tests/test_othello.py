@@ -263,3 +263,131 @@ def test_a_human_move_token_is_the_cell_name_or_the_action_number():
     assert parse_move_token(OTHELLO, start, "D3") == 19 and parse_move_token(OTHELLO, start, "20") == 19
     assert parse_move_token(OTHELLO, start, "pass") is None and parse_move_token(OTHELLO, start, "a1") is None
     assert parse_move_token(OTHELLO, position(["c1"], ["a1", "b1"]), "pass") == OTHELLO.pass_action
+
+
+def lockstep_playouts(game, seed: int, num_games: int):
+    """Play ``num_games`` seeded random games three ways at once and check them ply by ply.
+
+    The single-state functions (``actions``/``result`` on tuples), the batched API at batch 1 and
+    the batched API over all live games together must list the same legal actions and reach the
+    same states. Returns ``(winners, passes)``: each game's winner (-1 draw) and the passes played.
+    """
+    rng = np.random.default_rng(seed)
+    batch = game.initial_states(num_games)
+    singles = [game.initial_state()] * num_games
+    passes = 0
+    for _ in range(game.max_game_length + 1):
+        live = np.flatnonzero(~game.terminal(batch))
+        if live.size == 0:
+            break
+        masks = game.legal_mask(batch[live])
+        actions = np.where(masks, rng.random(masks.shape), -1.0).argmax(axis=1)
+        for row, game_index in enumerate(live):
+            one = batch[game_index : game_index + 1]
+            legal = game.actions(singles[game_index])
+            assert legal == np.flatnonzero(masks[row]).tolist() == np.flatnonzero(game.legal_mask(one)[0]).tolist()
+            singles[game_index] = game.result(singles[game_index], int(actions[row]))
+            assert singles[game_index] == tuple(int(v) for v in game.step(one, actions[row : row + 1])[0])
+            passes += int(actions[row] == game.pass_action)
+        batch[live] = game.step(batch[live], actions)
+        assert singles == [tuple(int(v) for v in state) for state in batch]
+    assert game.terminal(batch).all() and all(game.terminal_test(state) for state in singles)
+    return game.winner(batch).tolist(), passes
+
+
+@pytest.mark.parametrize("game", [OTHELLO, SMALL], ids=lambda g: g.name)
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_single_state_batch_one_and_batched_steps_agree_over_random_games(game, seed):
+    winners, _ = lockstep_playouts(game, seed, 6)
+    assert set(winners) <= {-1, 0, 1}
+
+
+def test_seeded_random_games_pass_and_end_the_same_on_every_path():
+    """Seed 3, 40 games on 6x6 through passes and every kind of end; the counts are those the
+    batched kernels gave before the rules had one compiled call per method, so they pin the results."""
+    winners, passes = lockstep_playouts(SMALL, 3, 40)
+    assert passes == 19
+    assert {result: winners.count(result) for result in (0, 1, -1)} == {0: 15, 1: 23, -1: 2}
+
+
+def test_random_games_match_openspiel_move_by_move():
+    """OpenSpiel's C++ Othello (``pyspiel``, same action ids: the cell ``row * 8 + col``, then the
+    pass) lists the same legal actions and player to move at every ply of 40 seeded random games,
+    ends them at the same ply and gives the same winner."""
+    pyspiel = pytest.importorskip("pyspiel")
+    reference = pyspiel.load_game("othello")
+    rng = np.random.default_rng(11)
+    outcomes = {0: 0, 1: 0, -1: 0}
+    passes = 0
+    for _ in range(40):
+        state, theirs = OTHELLO.initial_state(), reference.new_initial_state()
+        while not OTHELLO.terminal_test(state):
+            assert not theirs.is_terminal() and theirs.current_player() == OTHELLO.player(state)
+            legal = OTHELLO.actions(state)
+            assert theirs.legal_actions() == legal
+            action = int(rng.choice(legal))
+            passes += action == OTHELLO.pass_action
+            state = OTHELLO.result(state, action)
+            theirs.apply_action(action)
+        assert theirs.is_terminal()
+        winner = int(OTHELLO.winner(np.array([state]))[0])
+        returns = theirs.returns()
+        assert returns == ([0.0, 0.0] if winner == -1 else [1.0, -1.0] if winner == 0 else [-1.0, 1.0])
+        outcomes[winner] += 1
+    assert passes == 5 and outcomes == {0: 18, 1: 20, -1: 2}  # passes, wins both ways and draws were all met
+
+
+@pytest.mark.parametrize("game", [OTHELLO, SMALL], ids=lambda g: g.name)
+def test_step_and_result_accept_exactly_the_actions_of_the_legal_mask(game):
+    """Every action from -1 to A, in 40 random live positions: the batched step and the
+    single-state result play it exactly where the legal mask is True and refuse it elsewhere
+    (occupied cells, cells that flip nothing, the pass beside a placement, out of range)."""
+    rng = np.random.default_rng(17)
+    states = random_states(game, rng, 120)
+    states = states[~game.terminal(states)][:40]
+    assert len(states) == 40
+    masks = game.legal_mask(states)
+    refused = 0
+    for row, mask in zip(states, masks):
+        state = tuple(int(v) for v in row)
+        for action in range(-1, game.num_actions + 1):
+            legal = 0 <= action < game.num_actions and bool(mask[action])
+            if legal:
+                child = game.step(row[None], np.array([action]))[0]
+                assert game.result(state, action) == tuple(int(v) for v in child)
+                continue
+            refused += 1
+            with pytest.raises(ValueError, match=f"row 0: illegal action {action}; expected one of"):
+                game.step(row[None], np.array([action]))
+            with pytest.raises(ValueError, match=f"illegal action {action}: expected one of"):
+                game.result(state, action)
+    assert refused == 40 * (game.num_actions + 2) - int(masks.sum())
+
+
+def test_other_layouts_and_dtypes_give_the_same_results_and_bad_batches_the_usual_errors():
+    """The batched calls are compiled for C-contiguous int64 arrays only; a strided, Fortran-order
+    or read-only batch, and actions as a list or another integer dtype, are converted and give
+    the same states, while a wrong dtype or shape is refused with expected and actual."""
+    states = random_states(OTHELLO, np.random.default_rng(2), 16)
+    states = states[~OTHELLO.terminal(states)][:8]
+    mask = OTHELLO.legal_mask(states)
+    actions = mask.argmax(axis=1)
+    children = OTHELLO.step(states, actions)
+    read_only = states.copy()
+    read_only.flags.writeable = False
+    wide = np.zeros((8, 6), dtype=np.int64)
+    wide[:, :4] = states
+    for batch in (np.asfortranarray(states), read_only, wide[:, :4], np.repeat(states, 2, axis=0)[::2]):
+        np.testing.assert_array_equal(OTHELLO.legal_mask(batch), mask)
+        np.testing.assert_array_equal(OTHELLO.step(batch, actions), children)
+    for moves in (actions.tolist(), actions.astype(np.int32), np.repeat(actions, 2)[::2]):
+        np.testing.assert_array_equal(OTHELLO.step(states, moves), children)
+    with pytest.raises(ValueError, match=r"othello: expected int64 states, got int32"):
+        OTHELLO.legal_mask(states.astype(np.int32))
+    with pytest.raises(ValueError, match=r"othello: expected states of shape \[B, 4\], got \(8, 3\)"):
+        OTHELLO.legal_mask(np.ascontiguousarray(states[:, :3]))
+    with pytest.raises(ValueError, match=r"othello: expected states of shape \[B, 4\], got \(8, 3\)"):
+        OTHELLO.step(np.ascontiguousarray(states[:, :3]), actions)
+    with pytest.raises(ValueError, match=r"othello: expected actions of shape \[8\], got \(7,\)"):
+        OTHELLO.step(states, actions[:7])
