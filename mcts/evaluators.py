@@ -139,16 +139,24 @@ def symmetry_averaged(game: Game, evaluate_fn: EvaluateFn) -> EvaluateFn:
     if symmetries.shape[0] == 1:
         return evaluate_fn
 
+    count = len(symmetries)
+    images_of = range(count)
+
     def evaluate(observations: np.ndarray, legal_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         rows = observations.shape[0]
-        images = np.concatenate([game.transform_observation(observations, g) for g in range(len(symmetries))])
-        masks = np.concatenate([game.transform_policy(legal_mask, g) for g in range(len(symmetries))])
-        priors, values = evaluate_fn(images, masks)
-        priors = np.asarray(priors, dtype=np.float32).reshape(len(symmetries), rows, -1)
-        # image g's action perm[a] is the position's action a (transform_policy: q[..., perm] = p)
-        back = np.stack([priors[g][:, perm] for g, perm in enumerate(symmetries)])
-        values = np.asarray(values, dtype=np.float32).reshape(len(symmetries), rows)
-        return back.mean(axis=0, dtype=np.float32), values.mean(axis=0, dtype=np.float32)
+        images = np.concatenate([game.transform_observation(observations, g) for g in images_of])
+        masks = np.concatenate([game.transform_policy(legal_mask, g) for g in images_of])
+        priors, values = evaluate_fn(images, masks)  # one call: the G images of every row together
+        priors = np.asarray(priors, dtype=np.float32).reshape(count, rows, -1)
+        values = np.asarray(values, dtype=np.float32).reshape(count, rows)
+        # image g's action perm[a] is the position's action a (transform_policy: q[..., perm] = p);
+        # the means add the images in order, then divide, as numpy's mean over a leading axis
+        prior_sum = priors[0][:, symmetries[0]]
+        value_sum = values[0].copy()
+        for g in range(1, count):
+            prior_sum += priors[g][:, symmetries[g]]
+            value_sum += values[g]
+        return prior_sum / np.float32(count), value_sum / np.float32(count)
 
     return evaluate
 
