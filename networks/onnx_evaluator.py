@@ -37,18 +37,19 @@ DEFAULT_NUM_THREADS = 1
 
 def session_options(num_threads: int | None = None, spinning: bool = False):
     """``onnxruntime.SessionOptions`` for a CPU session: ``num_threads`` intra-op threads (``None``:
-    ``DEFAULT_NUM_THREADS``), one inter-op thread, sequential execution, and the intra- and inter-op
-    pools' spinning (``session.intra_op.allow_spinning``) on only when ``spinning``.
+    ``DEFAULT_NUM_THREADS``; 0: ONNX Runtime's own choice, one per physical core), one inter-op
+    thread, sequential execution, and the intra- and inter-op pools' spinning
+    (``session.intra_op.allow_spinning``) on only when ``spinning``.
 
     Raises:
-        ValueError: if ``num_threads`` is not None or an integer >= 1.
+        ValueError: if ``num_threads`` is not None or an integer >= 0.
     """
     import onnxruntime  # heavy dependency (onnxruntime): imported where it is used
 
     if num_threads is None:
         num_threads = DEFAULT_NUM_THREADS
-    if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or num_threads < 1:
-        raise ValueError(f"num_threads: expected None or an integer >= 1, got {num_threads!r}")
+    if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or num_threads < 0:
+        raise ValueError(f"num_threads: expected None or an integer >= 0, got {num_threads!r}")
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = int(num_threads)
     options.inter_op_num_threads = 1
@@ -190,7 +191,8 @@ def load_exported(
         expected_game: ``None``, a game id ``str``, or a game object (name, version, observation
             shape and action count are checked where present).
         providers: ONNX Runtime execution providers; default CUDA when onnxruntime offers it, then CPU.
-        num_threads: intra-op CPU threads (``None``: ``DEFAULT_NUM_THREADS``, one).
+        num_threads: intra-op CPU threads (``None``: ``DEFAULT_NUM_THREADS``, one; 0: ONNX Runtime's
+            own choice).
         spinning: let idle worker threads spin (``session_options``; default False).
 
     Returns:
@@ -198,7 +200,7 @@ def load_exported(
 
     Raises:
         FileNotFoundError: if the folder, ``model.json`` or ``model.onnx`` is missing.
-        ValueError: if ``num_threads`` is not None or an integer >= 1, the sidecar is malformed, ``model.onnx`` does not match the SHA-256 recorded
+        ValueError: if ``num_threads`` is not None or an integer >= 0, the sidecar is malformed, ``model.onnx`` does not match the SHA-256 recorded
             in the sidecar (a half-replaced export), ONNX Runtime cannot read it, its inputs or
             outputs are not the export's, or it is for another game (named in the message).
     """
