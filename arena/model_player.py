@@ -38,7 +38,10 @@ def load_model(path: str, game_name: str | None = None, num_threads: int | None 
         return game, load_exported(path, expected_game=game, num_threads=num_threads).evaluate
     # heavy dependency (torch): imported where it is used
     from networks.checkpoint import load_model as load_weights
-    from networks.evaluator import TorchEvaluator, set_torch_threads  # heavy dependency (torch): imported where it is used
+    from networks.evaluator import (  # heavy dependency (torch): imported where it is used
+        TorchEvaluator,
+        set_torch_threads,
+    )
 
     set_torch_threads(num_threads)
     model, metadata = load_weights(path, expected_game=game_name)

@@ -23,7 +23,8 @@ from collections.abc import Callable
 import numpy as np
 
 from games.base import NO_WINNER, Game
-from mcts.policy import check_rng, mask_priors
+from mcts.masking import mask_priors_fast
+from mcts.policy import check_rng
 
 EvaluateFn = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
@@ -180,5 +181,5 @@ def evaluate_leaves(game: Game, evaluate_fn: EvaluateFn, states: np.ndarray, leg
     values = values.astype(np.float32)
     if not np.all(np.isfinite(values)):
         raise ValueError(f"evaluate_fn returned non-finite values: {values[~np.isfinite(values)][:5]}")
-    priors, degenerate = mask_priors(priors, legal)
+    priors, degenerate = mask_priors_fast(priors, legal)  # mcts.policy.mask_priors, compiled
     return priors, np.clip(values, -1.0, 1.0), degenerate

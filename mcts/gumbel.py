@@ -38,10 +38,10 @@ from numba import njit
 from games.base import Game
 from mcts.evaluators import EvaluateFn
 from mcts.kernels import RULE_GUMBEL, selection_params
+from mcts.masking import pairwise_sum
 from mcts.policy import check_rng, completed_q_policy, completed_q_sigma
 from mcts.search import LoopSettings, SearchOutput, search_loop
 from mcts.solver import playable_actions, root_child_proven_values
-from mcts.single import pairwise_sum
 from mcts.tree import ROOT_INDEX
 
 

@@ -29,6 +29,7 @@ from numba import njit
 from games.base import CompiledRules, Game
 from mcts.evaluators import takes_states
 from mcts.kernels import CHANCE_NONE, expand_and_backup, select_leaves
+from mcts.masking import MAX_ACTIONS, mask_prior_row  # noqa: F401 (MAX_ACTIONS: mcts.search's bound)
 
 _KERNELS: dict[CompiledRules, object] = {}
 
@@ -83,69 +84,6 @@ def _build_advance(rules: CompiledRules):
         return done, False
 
     return advance
-
-
-#: most actions of a game the compiled masking sums in numpy's order (one block of its pairwise
-#: summation); games with more take the batched loop
-MAX_ACTIONS = 128
-
-
-@njit(cache=True)
-def pairwise_sum(values, count):  # pragma: no cover - compiled
-    """``values[:count].sum()`` of a float64 vector, ``count <= MAX_ACTIONS``, in numpy's order
-    (one block of its pairwise summation: eight accumulators), so the result is the same float as
-    numpy's ``sum`` along a contiguous axis."""
-    if count < 8:
-        total = 0.0
-        for i in range(count):
-            total += values[i]
-        return total
-    r0, r1, r2, r3 = values[0], values[1], values[2], values[3]
-    r4, r5, r6, r7 = values[4], values[5], values[6], values[7]
-    i = 8
-    while i < count - (count % 8):
-        r0 += values[i]
-        r1 += values[i + 1]
-        r2 += values[i + 2]
-        r3 += values[i + 3]
-        r4 += values[i + 4]
-        r5 += values[i + 5]
-        r6 += values[i + 6]
-        r7 += values[i + 7]
-        i += 8
-    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < count:
-        total += values[i]
-        i += 1
-    return total
-
-
-@njit(cache=True)
-def mask_prior_row(priors, legal, out, scratch):  # pragma: no cover - compiled
-    """``mcts.policy.mask_priors`` of one row, into ``out`` (``[A]`` float32); returns whether the
-    row is degenerate (uniform over the legal actions instead). ``scratch``: ``[A]`` float64."""
-    num_actions = legal.shape[0]
-    num_legal = 0
-    bad_entry = False
-    for a in range(num_actions):
-        scratch[a] = 0.0
-        if legal[a]:
-            num_legal += 1
-            p = np.float64(priors[a])
-            if math.isfinite(p) and p >= 0.0:
-                scratch[a] = p
-            else:
-                bad_entry = True
-    total = pairwise_sum(scratch, num_actions)
-    degenerate = num_legal > 0 and (bad_entry or not math.isfinite(total) or total <= 0.0)
-    for a in range(num_actions):
-        if not legal[a]:
-            out[a] = 0.0
-        elif degenerate:
-            out[a] = 1.0 / num_legal
-        else:
-            out[a] = scratch[a] / total
-    return degenerate
 
 
 @njit(cache=True)
