@@ -286,8 +286,10 @@ def run_gumbel(
             state["num_considered"] = num_considered.astype(np.int64)
             state["actions"] = np.zeros(legal.shape[0], dtype=np.int32)
         if not config.solver:  # the same scores and choice in one compiled call
+            if "arrays" not in state:  # the loop's tree keeps its arrays for the whole search
+                state["arrays"] = tree.arrays()
             _halving_actions_compiled(
-                tree.arrays(), state["gumbel"], state["logits"], table, state["num_considered"], simulation,
+                state["arrays"], state["gumbel"], state["logits"], table, state["num_considered"], simulation,
                 float(config.c_visit), float(config.c_scale), state["actions"],
             )
             return state["actions"]
