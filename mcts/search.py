@@ -382,11 +382,29 @@ def search_loop(
             rows = np.flatnonzero(expand)
             num_terminal[~expand] += 1
             stepped = game.step(walks.parent_states[rows], walks.action[rows].astype(np.int64)) if rows.size else None
-        if rows.size:
+        if rows is all_rows:  # every row creates a node (the usual step): whole-array writes
             terminal = game.terminal(stepped)
-            new.states[rows] = stepped
-            new.to_play[rows] = game.to_play(stepped)
-            new.terminal[rows] = terminal
+            new.states[:] = stepped
+            new.to_play[:] = game.to_play(stepped)
+            new.terminal[:] = terminal
+            if not terminal.any():
+                legal = game.legal_mask(stepped)
+                priors, values, degenerate = evaluate_leaves(game, evaluate_fn, stepped, legal)
+                new.priors[:] = priors
+                new.legal[:] = legal
+                new.values[:] = values
+                num_evaluations += 1
+                if degenerate.any():
+                    num_degenerate += degenerate
+                expand_and_backup(arrays, walks, new, chance.outcomes, use_solver, chance_mode)
+                continue
+        else:
+            terminal = game.terminal(stepped) if rows.size else None
+            if rows.size:
+                new.states[rows] = stepped
+                new.to_play[rows] = game.to_play(stepped)
+                new.terminal[rows] = terminal
+        if rows.size:
             if terminal.any():
                 finished = rows[terminal]
                 num_terminal[finished] += 1
