@@ -14,6 +14,8 @@ each position searched once by each variant per round):
 * the **network floor** of each: right after each search, the same number of bare
   ``session.run`` calls on the same batch size (1, or 2 with the mirror), timed apart;
   ``over_floor`` is the search's seconds over its floor's;
+* ``--leaves-per-call N`` (above 1): the mirror-averaged search collecting ``N`` leaves a call
+  with virtual loss (``mcts.minibatch``), against its floor of calls on ``2 N`` rows;
 * ``--thread-settings``: the mirror-averaged search with sessions of other intra-op thread counts
   and spinning (``1`` one thread, ``1:spin`` one spinning, ``2``, ``0`` ONNX Runtime's own default
   of one thread per core, spinning), each ``over_best``: its seconds over the fastest setting's.
@@ -115,6 +117,7 @@ CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
 
 def bench(
     folder: Path, simulations: int, rounds: int, num_positions: int, seed: int, settings: list[str], clock=time.process_time,
+    leaves_per_call: int = 1,
 ) -> dict:
     """The interleaved measurement of the module docstring; returns the report's ``connect4`` entry."""
     game = games.make("connect4")
@@ -132,6 +135,8 @@ def bench(
         "batched_loop": (hidden, evaluator, False),
         "batched_loop_mirror": (hidden, evaluator, True),
     }
+    if leaves_per_call > 1:  # several leaves a call with virtual loss (mcts.minibatch), the mirror averaged
+        variants[f"minibatch_{leaves_per_call}_mirror"] = (game, evaluator, True)
     for text, session in sessions.items():
         variants[f"threads_{text}"] = (game, session, True)
     floors = {name: 0.0 for name in variants}
@@ -142,12 +147,13 @@ def bench(
         rules, runner, mirror = variants[name]
         counting = _Counting(runner.evaluate)
         evaluate_fn = symmetry_averaged(game, counting) if mirror else counting
-        player = MCTSPlayer(evaluate_fn, config)
+        player = MCTSPlayer(evaluate_fn, config, leaves_per_call=leaves_per_call if name.startswith("minibatch") else 1)
         time.sleep(SETTLE_SECONDS)  # the previous variant's spinning threads go idle, untimed
         start = clock()
         player.analyze(rules, state)
         elapsed = clock() - start
-        batch = np.ascontiguousarray(game.observation(np.asarray([state] * (2 if mirror else 1), dtype=np.int64)))
+        rows = (2 if mirror else 1) * (leaves_per_call if name.startswith("minibatch") else 1)
+        batch = np.ascontiguousarray(game.observation(np.asarray([state] * rows, dtype=np.int64)))
         start = clock()
         for _ in range(counting.calls):
             runner.session.run(list(OUTPUT_NAMES), {INPUT_NAME: batch})
@@ -189,6 +195,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", type=int, default=4, help="root positions (>= 1)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--leaves-per-call", type=int, default=1,
+        help="above 1: add the mirror-averaged search with this many leaves a call (virtual loss)",
+    )
+    parser.add_argument(
         "--thread-settings", nargs="*", default=["1", "1:spin", "2", "0"],
         help="ONNX Runtime settings compared on the mirror-averaged search: N or N:spin (0: its own default)",
     )
@@ -197,8 +207,8 @@ def main(argv: list[str] | None = None) -> int:
         help="cpu (default): CPU seconds of this process and its threads, robust when other jobs share the core; wall",
     )
     args = parser.parse_args(argv)
-    if min(args.simulations, args.rounds, args.positions) < 1:
-        parser.error("expected --simulations, --rounds and --positions >= 1")
+    if min(args.simulations, args.rounds, args.positions, args.leaves_per_call) < 1:
+        parser.error("expected --simulations, --rounds, --positions and --leaves-per-call >= 1")
     try:
         for text in args.thread_settings:
             parse_setting(text)
@@ -215,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
             "clock": args.clock,
             "connect4": bench(
                 folder, args.simulations, args.rounds, args.positions, args.seed, args.thread_settings,
-                CLOCKS[args.clock],
+                CLOCKS[args.clock], args.leaves_per_call,
             ),
         }
     print(json.dumps(report, indent=2))
