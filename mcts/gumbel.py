@@ -165,12 +165,13 @@ def _halving_actions(scores, visits, playable, wanted) -> np.ndarray:
 
 
 @njit(cache=True)
-def _halving_actions_compiled(t, gumbel, logits, table, num_considered, simulation, c_visit, c_scale, out):  # pragma: no cover - compiled
+def _halving_actions_compiled(t, gumbel, logits, schedule, simulation, c_visit, c_scale, out):  # pragma: no cover - compiled
     """``_halving_actions(*_root_scores(...))`` without the solver, for all rows in one call, into
     ``out`` ``[B]`` int32: every float operation of ``completed_q_sigma`` and ``Tree.q_values`` in
     numpy's order (sums in its pairwise order, ``mcts.single.pairwise_sum``), so the chosen actions
     are the same. ``t``: ``mcts.tree.TreeArrays``; ``gumbel``, ``logits``: ``[B, A]`` float64;
-    ``table``: ``_visit_table``; ``num_considered``: ``[B]`` int64."""
+    ``schedule``: ``[B, n]`` int32, each row's Sequential Halving visit schedule
+    (``_visit_table`` at its number of considered actions)."""
     batch = gumbel.shape[0]
     num_actions = gumbel.shape[1]
     tiny = np.float64(np.finfo(np.float32).tiny)
@@ -218,7 +219,7 @@ def _halving_actions_compiled(t, gumbel, logits, table, num_considered, simulati
                 scores[a] = gumbel[b, a] + logits[b, a] + scale * ((work[a] - low) / spread)
             else:
                 scores[a] = -np.inf
-        wanted = table[num_considered[b], simulation]
+        wanted = schedule[b, simulation]
         best = -np.inf
         action = 0
         for a in range(num_actions):
@@ -288,8 +289,9 @@ def run_gumbel(
         if not config.solver:  # the same scores and choice in one compiled call
             if "arrays" not in state:  # the loop's tree keeps its arrays for the whole search
                 state["arrays"] = tree.arrays()
+                state["schedule"] = np.ascontiguousarray(table[state["num_considered"]])
             _halving_actions_compiled(
-                state["arrays"], state["gumbel"], state["logits"], table, state["num_considered"], simulation,
+                state["arrays"], state["gumbel"], state["logits"], state["schedule"], simulation,
                 float(config.c_visit), float(config.c_scale), state["actions"],
             )
             return state["actions"]

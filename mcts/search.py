@@ -55,7 +55,7 @@ from mcts.kernels import (
 )
 from mcts.policy import add_dirichlet_noise, check_rng
 from mcts.single import MAX_ACTIONS as SINGLE_MAX_ACTIONS
-from mcts.single import run_single_root
+from mcts.single import SingleRootLoop, run_single_root
 from mcts.solver import root_child_proven_values, solver_visit_counts
 from mcts.tree import PROVEN_DRAW, ROOT_INDEX, UNPROVEN, Tree, empty_tree, grow_tree
 
@@ -360,10 +360,8 @@ def search_loop(
     single = batch == 1 and not num_outcomes and root_action_fn is None and num_actions <= SINGLE_MAX_ACTIONS
     rules = game.compiled_rules() if single else None
     if rules is not None:  # one root: the simulations in compiled calls, the same tree (mcts.single)
-        run_single_root(
-            game, rules, evaluate_fn, num_simulations, arrays, params, walks, root_actions, chance.seeds(rng), new,
-            chance.outcomes, use_solver, counters,
-        )
+        loop = SingleRootLoop(arrays, params, walks, root_actions, chance.seeds(rng), new, chance.outcomes, counters)
+        run_single_root(game, rules, evaluate_fn, num_simulations, loop)
         num_simulations = 0
 
     for simulation in range(num_simulations):

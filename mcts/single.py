@@ -22,6 +22,7 @@ disk, as ``mcts.uct_compiled``).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -37,8 +38,8 @@ _KERNELS: dict[CompiledRules, object] = {}
 def single_root_kernel(rules: CompiledRules):
     """The compiled ``advance`` of the game whose ``compiled_rules()`` is ``rules`` (memoised).
 
-    ``advance(t, params, walks, root_actions, seeds, new, outcomes, use_solver, remaining,
-    num_terminal) -> (simulations done, leaf pending)``: runs simulations on the one-row tree ``t``
+    ``advance(t, params, walks, (root_actions, seeds), new, outcomes, remaining, num_terminal) ->
+    (simulations done, leaf pending)``: runs simulations on the one-row tree ``t``
     (``mcts.tree.TreeArrays``) until one ends at a new non-terminal leaf (written to row 0 of
     ``new``: state, player to move and legal mask; pending True, that simulation not counted) or
     ``remaining`` simulations are done (pending False). Terminal leaves, new or already in the
@@ -58,7 +59,9 @@ def _build_advance(rules: CompiledRules):
     to_play_fn = rules.to_play
 
     @njit
-    def advance(t, params, walks, root_actions, seeds, new, outcomes, use_solver, remaining, num_terminal):  # pragma: no cover - compiled
+    def advance(t, params, walks, walk_inputs, new, outcomes, remaining, num_terminal):  # pragma: no cover - compiled
+        root_actions, seeds = walk_inputs
+        use_solver = params.use_solver
         done = 0
         num_actions = new.legal.shape[1]
         while done < remaining:
@@ -97,27 +100,43 @@ def finish_leaf(t, walks, new, outcomes, use_solver, priors, value, scratch):  #
     return degenerate
 
 
-def run_single_root(
-    game: Game, rules: CompiledRules, evaluate_fn, num_simulations: int, arrays, params, walks, root_actions, seeds,
-    new, outcomes, use_solver: bool, counters,
-) -> None:
+class SingleRootLoop(NamedTuple):
+    """The buffers of ``mcts.search.search_loop`` that ``run_single_root`` works in: the tree's
+    ``arrays`` (``TreeArrays``), the selection ``params`` (``SelectionParams``), ``walks``,
+    ``root_actions`` and chance ``seeds`` for ``select_leaves``, ``new`` and ``outcomes`` for
+    ``expand_and_backup``, and the ``counters`` (``mcts.chance.LeafCounters``)."""
+
+    arrays: object
+    params: object
+    walks: object
+    root_actions: np.ndarray
+    seeds: np.ndarray
+    new: object
+    outcomes: object
+    counters: object
+
+
+def run_single_root(game: Game, rules: CompiledRules, evaluate_fn, num_simulations: int, loop: SingleRootLoop) -> None:
     """The ``num_simulations`` simulations of ``mcts.search.search_loop`` for one root (``B = 1``,
-    no chance, no forced root actions), in compiled calls (module docstring); the loop's own
-    buffers are passed in and ``counters`` (``mcts.chance.LeafCounters``) counted as there.
+    no chance, no forced root actions), in compiled calls (module docstring), in the loop's own
+    buffers ``loop``; counted in ``loop.counters`` as there.
 
     Raises:
         ValueError: for evaluator output of the wrong shape or a non-finite value (as
             ``mcts.evaluators.evaluate_leaves``).
     """
+    arrays, params, walks, new, outcomes, counters = (
+        loop.arrays, loop.params, loop.walks, loop.new, loop.outcomes, loop.counters
+    )
+    use_solver = bool(params.use_solver)
+    walk_inputs = (loop.root_actions, loop.seeds)
     advance = single_root_kernel(rules)
     on_states = takes_states(evaluate_fn)
     num_actions = game.num_actions
     scratch = np.empty(num_actions, dtype=np.float64)
     remaining = int(num_simulations)
     while remaining > 0:
-        done, pending = advance(
-            arrays, params, walks, root_actions, seeds, new, outcomes, use_solver, remaining, counters.num_terminal
-        )
+        done, pending = advance(arrays, params, walks, walk_inputs, new, outcomes, remaining, counters.num_terminal)
         remaining -= done
         if not pending:
             break

@@ -77,7 +77,7 @@ def test_compiled_gumbel_root_choice_equals_the_numpy_scores(game_name):
         expected = _halving_actions(scores, visits, playable, table[considered, simulation])
         actions = np.zeros(len(roots), dtype=np.int32)
         _halving_actions_compiled(
-            tree.arrays(), gumbel, logits, table, considered, simulation, config.c_visit, config.c_scale, actions
+            tree.arrays(), gumbel, logits, table[considered], simulation, config.c_visit, config.c_scale, actions
         )
         compared.append((actions.tolist(), expected.tolist()))
         return actions
