@@ -50,7 +50,10 @@ def test_play_refuses_threads_below_one(tmp_path, capsys):
 
 def test_torch_threads_default_to_one_and_refuse_zero():
     torch = pytest.importorskip("torch")
-    from networks.evaluator import DEFAULT_TORCH_THREADS, set_torch_threads  # heavy dependency (torch): imported where it is used
+    from networks.evaluator import (  # heavy dependency (torch): imported where it is used
+        DEFAULT_TORCH_THREADS,
+        set_torch_threads,
+    )
 
     before = torch.get_num_threads()
     try:
