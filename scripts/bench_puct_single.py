@@ -195,6 +195,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", type=int, default=4, help="root positions (>= 1)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--symmetries", action="store_true",
+        help="accepted for older commands: the mirror-averaged searches are always measured",
+    )
+    parser.add_argument(
         "--leaves-per-call", type=int, default=1,
         help="above 1: add the mirror-averaged search with this many leaves a call (virtual loss)",
     )
