@@ -16,7 +16,7 @@ from test_mcts_regression import hashed_evaluator
 
 import games
 from arena.players import MCTSPlayer
-from mcts import GumbelConfig, PUCTConfig
+from mcts import GumbelConfig, PUCTConfig, run_search
 from mcts.evaluators import symmetry_averaged
 
 SETTINGS = {
@@ -79,3 +79,41 @@ def test_single_position_search_gives_the_recorded_move_visits_and_q(moves, sett
     assert analysis.visit_counts.tolist() == visits
     np.testing.assert_allclose(analysis.q_values, q_values, atol=6e-6)
     assert analysis.value == pytest.approx(q_values[move], abs=6e-6)
+
+
+class _BatchedRules:
+    """``game`` with its compiled rules hidden: a one-root search then takes the batched loop."""
+
+    def __init__(self, game):
+        self._game = game
+
+    def compiled_rules(self):
+        return None
+
+    def __getattr__(self, name):
+        return getattr(self._game, name)
+
+
+@pytest.mark.parametrize(
+    ("game_name", "moves", "solver"),
+    [("tictactoe", "5", False), ("tictactoe", "51", True), ("connect4", "4453", True), ("othello", "", False)],
+)
+def test_compiled_one_root_loop_builds_the_batched_loops_tree(game_name, moves, solver):
+    game = games.make(game_name)
+    assert game.compiled_rules() is not None
+    root = game.states_from_moves([moves]) if moves else game.initial_states(1)
+    config = PUCTConfig(num_simulations=150, solver=solver)
+    outputs = [
+        run_search(rules, root, hashed_evaluator(game), config, np.random.default_rng(1))
+        for rules in (game, _BatchedRules(game))
+    ]
+    compiled, batched = (output.tree for output in outputs)
+    assert compiled.num_nodes.tolist() == batched.num_nodes.tolist()
+    for name in ("node_visits", "node_value_sum", "children_index", "children_prior", "node_proof", "node_states"):
+        assert np.array_equal(getattr(compiled, name), getattr(batched, name)), name
+    assert outputs[0].num_terminal_leaves.tolist() == outputs[1].num_terminal_leaves.tolist()
+    assert outputs[0].num_evaluations.tolist() == outputs[1].num_evaluations.tolist()
+    assert int(outputs[0].actions[0]) == int(outputs[1].actions[0])
+    assert outputs[0].visit_counts.sum() == 150
+    if game_name == "tictactoe":  # finished games inside the tree: the compiled loop backs them up too
+        assert outputs[0].num_terminal_leaves[0] > 0
