@@ -18,15 +18,16 @@ from networks.onnx_evaluator import load_exported, read_sidecar
 def load_model(path: str, game_name: str | None = None, num_threads: int | None = None):
     """``(game, evaluate_fn)`` for a model at ``path``; ONNX Runtime for an export folder.
 
-    ``num_threads``: the network's CPU threads (``networks.loading.load_evaluator``; ``None``: the
-    library's default).
+    ``num_threads``: the network's CPU threads (``None``: one, without spinning:
+    ``networks.onnx_evaluator.DEFAULT_NUM_THREADS``, ``networks.evaluator.DEFAULT_TORCH_THREADS``).
 
     ``path`` is anything ``networks.loading.resolve_model`` takes: an export folder, a model file,
     a training run folder (its ``best/``), a shipped model's name.
 
     Raises:
         FileNotFoundError: if ``path`` does not exist and names no shipped model.
-        ValueError: if the model cannot be read, or ``game_name`` differs from the model's game.
+        ValueError: if the model cannot be read, ``game_name`` differs from the model's game, or
+            ``num_threads`` is not None or an integer >= 1.
     """
     path, _ = resolve_model(path, game_name)  # a run folder's best/, a shipped model's name
     if is_export(path):
@@ -37,12 +38,12 @@ def load_model(path: str, game_name: str | None = None, num_threads: int | None 
         return game, load_exported(path, expected_game=game, num_threads=num_threads).evaluate
     # heavy dependency (torch): imported where it is used
     from networks.checkpoint import load_model as load_weights
-    from networks.evaluator import TorchEvaluator  # heavy dependency (torch): imported where it is used
+    from networks.evaluator import (  # heavy dependency (torch): imported where it is used
+        TorchEvaluator,
+        set_torch_threads,
+    )
 
-    if num_threads is not None:
-        import torch  # heavy dependency (torch): imported where it is used
-
-        torch.set_num_threads(int(num_threads))
+    set_torch_threads(num_threads)
     model, metadata = load_weights(path, expected_game=game_name)
     game = games.make(metadata.game_name)
     return game, TorchEvaluator(model, device="cpu").evaluate

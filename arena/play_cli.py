@@ -395,6 +395,11 @@ def _parser() -> argparse.ArgumentParser:
         "--seed", type=int, default=0, help="seed of the model's and the opponent's generators"
     )
     parser.add_argument(
+        "--threads", type=int, default=None,
+        help="the network's CPU threads (default 1, without spinning: the fastest measured for the "
+        "project's networks, docs/results.md)",
+    )
+    parser.add_argument(
         "--no-analysis",
         dest="show_analysis",
         action="store_false",
@@ -483,12 +488,14 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
             raise UsageError(f"--seed: expected an integer >= 0, got {args.seed}")
         if args.web and args.engine:
             raise UsageError("--web and --engine: expected one of them, got both")
+        if args.threads is not None and args.threads < 1:
+            raise UsageError(f"--threads: expected an integer >= 1, got {args.threads}")
         model_path, note = resolve_model(args.model, args.game)
         for line in (note, model_summary(model_path)):  # on stderr: stdout is the game (or the protocol)
             if line:
                 _write(sys.stderr, f"play: {line}\n")
         args.model = str(model_path)
-        game, evaluate_fn = load_model(args.model, args.game)
+        game, evaluate_fn = load_model(args.model, args.game, num_threads=args.threads)
         if args.symmetries:
             evaluate_fn = symmetry_averaged(game, evaluate_fn)
         if args.web:

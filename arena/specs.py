@@ -17,7 +17,7 @@ Syntax: ``KIND`` or ``KIND:KEY=VALUE[,KEY=VALUE...]``, for example::
                                 chance=sampling: chance nodes by sampling, not expectation;
                                 solver=true: MCTS-solver proofs decide the move, one leaf a call)
     policy:model=PATH           the network alone: argmax of the masked policy
-                                (every kind with model= takes threads=N: the network's CPU threads;
+                                (every kind with model= takes threads=N: the network's CPU threads, default 1;
                                 mcts and policy take symmetries=true: the network averaged over the
                                 game's symmetries, mcts.evaluators.symmetry_averaged)
     human                       moves typed on stdin

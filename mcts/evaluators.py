@@ -23,7 +23,8 @@ from collections.abc import Callable
 import numpy as np
 
 from games.base import NO_WINNER, Game
-from mcts.policy import check_rng, mask_priors
+from mcts.masking import mask_priors_fast
+from mcts.policy import check_rng
 
 EvaluateFn = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
@@ -139,16 +140,24 @@ def symmetry_averaged(game: Game, evaluate_fn: EvaluateFn) -> EvaluateFn:
     if symmetries.shape[0] == 1:
         return evaluate_fn
 
+    count = len(symmetries)
+    images_of = range(count)
+
     def evaluate(observations: np.ndarray, legal_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         rows = observations.shape[0]
-        images = np.concatenate([game.transform_observation(observations, g) for g in range(len(symmetries))])
-        masks = np.concatenate([game.transform_policy(legal_mask, g) for g in range(len(symmetries))])
-        priors, values = evaluate_fn(images, masks)
-        priors = np.asarray(priors, dtype=np.float32).reshape(len(symmetries), rows, -1)
-        # image g's action perm[a] is the position's action a (transform_policy: q[..., perm] = p)
-        back = np.stack([priors[g][:, perm] for g, perm in enumerate(symmetries)])
-        values = np.asarray(values, dtype=np.float32).reshape(len(symmetries), rows)
-        return back.mean(axis=0, dtype=np.float32), values.mean(axis=0, dtype=np.float32)
+        images = np.concatenate([game.transform_observation(observations, g) for g in images_of])
+        masks = np.concatenate([game.transform_policy(legal_mask, g) for g in images_of])
+        priors, values = evaluate_fn(images, masks)  # one call: the G images of every row together
+        priors = np.asarray(priors, dtype=np.float32).reshape(count, rows, -1)
+        values = np.asarray(values, dtype=np.float32).reshape(count, rows)
+        # image g's action perm[a] is the position's action a (transform_policy: q[..., perm] = p);
+        # the means add the images in order, then divide, as numpy's mean over a leading axis
+        prior_sum = priors[0][:, symmetries[0]]
+        value_sum = values[0].copy()
+        for g in range(1, count):
+            prior_sum += priors[g][:, symmetries[g]]
+            value_sum += values[g]
+        return prior_sum / np.float32(count), value_sum / np.float32(count)
 
     return evaluate
 
@@ -172,5 +181,5 @@ def evaluate_leaves(game: Game, evaluate_fn: EvaluateFn, states: np.ndarray, leg
     values = values.astype(np.float32)
     if not np.all(np.isfinite(values)):
         raise ValueError(f"evaluate_fn returned non-finite values: {values[~np.isfinite(values)][:5]}")
-    priors, degenerate = mask_priors(priors, legal)
+    priors, degenerate = mask_priors_fast(priors, legal)  # mcts.policy.mask_priors, compiled
     return priors, np.clip(values, -1.0, 1.0), degenerate

@@ -54,6 +54,8 @@ from mcts.kernels import (
     selection_params,
 )
 from mcts.policy import add_dirichlet_noise, check_rng
+from mcts.single import MAX_ACTIONS as SINGLE_MAX_ACTIONS
+from mcts.single import SingleRootLoop, run_single_root
 from mcts.solver import root_child_proven_values, solver_visit_counts
 from mcts.tree import PROVEN_DRAW, ROOT_INDEX, UNPROVEN, Tree, empty_tree, grow_tree
 
@@ -355,6 +357,12 @@ def search_loop(
     root_actions = np.full(batch, NO_FORCED_ACTION, dtype=np.int32)
     arrays = tree.arrays()
     use_solver = bool(params.use_solver)
+    single = batch == 1 and not num_outcomes and root_action_fn is None and num_actions <= SINGLE_MAX_ACTIONS
+    rules = game.compiled_rules() if single else None
+    if rules is not None:  # one root: the simulations in compiled calls, the same tree (mcts.single)
+        loop = SingleRootLoop(arrays, params, walks, root_actions, chance.seeds(rng), new, chance.outcomes, counters)
+        run_single_root(game, rules, evaluate_fn, num_simulations, loop)
+        num_simulations = 0
 
     for simulation in range(num_simulations):
         if root_action_fn is not None:
@@ -372,11 +380,29 @@ def search_loop(
             rows = np.flatnonzero(expand)
             num_terminal[~expand] += 1
             stepped = game.step(walks.parent_states[rows], walks.action[rows].astype(np.int64)) if rows.size else None
-        if rows.size:
+        if rows is all_rows:  # every row creates a node (the usual step): whole-array writes
             terminal = game.terminal(stepped)
-            new.states[rows] = stepped
-            new.to_play[rows] = game.to_play(stepped)
-            new.terminal[rows] = terminal
+            new.states[:] = stepped
+            new.to_play[:] = game.to_play(stepped)
+            new.terminal[:] = terminal
+            if not terminal.any():
+                legal = game.legal_mask(stepped)
+                priors, values, degenerate = evaluate_leaves(game, evaluate_fn, stepped, legal)
+                new.priors[:] = priors
+                new.legal[:] = legal
+                new.values[:] = values
+                num_evaluations += 1
+                if degenerate.any():
+                    num_degenerate += degenerate
+                expand_and_backup(arrays, walks, new, chance.outcomes, use_solver, chance_mode)
+                continue
+        else:
+            terminal = game.terminal(stepped) if rows.size else None
+            if rows.size:
+                new.states[rows] = stepped
+                new.to_play[rows] = game.to_play(stepped)
+                new.terminal[rows] = terminal
+        if rows.size:
             if terminal.any():
                 finished = rows[terminal]
                 num_terminal[finished] += 1

@@ -29,6 +29,27 @@ __all__ = ["Evaluator", "TorchEvaluator", "UniformEvaluator", "device_from_confi
 DEVICE_CHOICES = ("auto", "cpu", "cuda")
 
 
+#: torch's CPU threads for the play and arena paths when the caller names none: one, as for ONNX
+#: Runtime (``networks.onnx_evaluator.DEFAULT_NUM_THREADS``; the project's networks are too small
+#: for intra-op parallelism to pay, and the training actors already run one thread each).
+DEFAULT_TORCH_THREADS = 1
+
+
+def set_torch_threads(num_threads: int | None = None) -> int:
+    """``torch.set_num_threads`` (process-wide) to ``num_threads`` (``None``: ``DEFAULT_TORCH_THREADS``);
+    returns the count set.
+
+    Raises:
+        ValueError: if ``num_threads`` is not None or an integer >= 1.
+    """
+    if num_threads is None:
+        num_threads = DEFAULT_TORCH_THREADS
+    if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or num_threads < 1:
+        raise ValueError(f"num_threads: expected None or an integer >= 1, got {num_threads!r}")
+    torch.set_num_threads(int(num_threads))
+    return int(num_threads)
+
+
 def device_from_config(name: str = "auto") -> torch.device:
     """Resolve a device setting.
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from networks.policy_numpy import count_degenerate_priors_numpy, masked_softmax_numpy
+from networks.policy_numpy import masked_softmax_with_count_numpy
 from networks.shapes import check_evaluate_inputs, check_sizes
 
 EXPORT_FORMAT = "tabula-rasa-export"
@@ -26,6 +26,37 @@ WEIGHTS_FILE = "model.safetensors"
 SIDECAR_FILE = "model.json"
 INPUT_NAME = "observation"
 OUTPUT_NAMES = ("policy_logits", "value")
+_OUTPUT_LIST = list(OUTPUT_NAMES)
+#: ONNX Runtime's CPU threads for a session when the caller names none: one intra-op thread, no
+#: inter-op pool, worker threads that sleep instead of spinning. For the project's networks (b4c32 on
+#: a Connect Four board: well under a millisecond a call) more threads cost more in hand-offs than
+#: they save, and spinning threads take CPU from the search and from other processes on the machine
+#: (docs/results.md, "Benchmarks": the thread settings of ``play --engine`` measured interleaved).
+DEFAULT_NUM_THREADS = 1
+
+
+def session_options(num_threads: int | None = None, spinning: bool = False):
+    """``onnxruntime.SessionOptions`` for a CPU session: ``num_threads`` intra-op threads (``None``:
+    ``DEFAULT_NUM_THREADS``; 0: ONNX Runtime's own choice, one per physical core), one inter-op
+    thread, sequential execution, and the intra- and inter-op pools' spinning
+    (``session.intra_op.allow_spinning``) on only when ``spinning``.
+
+    Raises:
+        ValueError: if ``num_threads`` is not None or an integer >= 0.
+    """
+    import onnxruntime  # heavy dependency (onnxruntime): imported where it is used
+
+    if num_threads is None:
+        num_threads = DEFAULT_NUM_THREADS
+    if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or num_threads < 0:
+        raise ValueError(f"num_threads: expected None or an integer >= 0, got {num_threads!r}")
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = int(num_threads)
+    options.inter_op_num_threads = 1
+    options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+    options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spinning else "0")
+    options.add_session_config_entry("session.inter_op.allow_spinning", "1" if spinning else "0")
+    return options
 
 
 def sha256_file(path: str | os.PathLike) -> str:
@@ -110,7 +141,11 @@ class OnnxEvaluator:
         """
         mask = np.ones((getattr(observations, "shape", (0,))[0], self.num_actions), dtype=bool)
         observations, _ = check_evaluate_inputs(observations, mask, self.observation_shape, self.num_actions)
-        logits, values = self.session.run(list(OUTPUT_NAMES), {INPUT_NAME: observations})
+        return self._run(observations)
+
+    def _run(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # checked observations in, float32 logits [B, A] and values [B] out
+        logits, values = self.session.run(_OUTPUT_LIST, {INPUT_NAME: observations})
         return logits.astype(np.float32, copy=False), values.reshape(-1).astype(np.float32, copy=False)
 
     def evaluate(self, observations: np.ndarray, legal_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -132,11 +167,12 @@ class OnnxEvaluator:
         )
         if observations.shape[0] == 0:
             return np.zeros((0, self.num_actions), np.float32), np.zeros(0, np.float32)
-        logits, values = self.forward(observations)
-        self.num_degenerate_priors += count_degenerate_priors_numpy(logits, legal_mask)
+        logits, values = self._run(observations)
+        priors, num_degenerate = masked_softmax_with_count_numpy(logits, legal_mask)
+        self.num_degenerate_priors += num_degenerate
         self.num_calls += 1
         self.num_positions += observations.shape[0]
-        return masked_softmax_numpy(logits, legal_mask), np.clip(values, -1.0, 1.0)
+        return priors, np.minimum(np.maximum(values, np.float32(-1.0)), np.float32(1.0))
 
     __call__ = evaluate
 
@@ -146,6 +182,7 @@ def load_exported(
     expected_game=None,
     providers: list[str] | None = None,
     num_threads: int | None = None,
+    spinning: bool = False,
 ) -> OnnxEvaluator:
     """Open an exported model with ONNX Runtime.
 
@@ -154,14 +191,16 @@ def load_exported(
         expected_game: ``None``, a game id ``str``, or a game object (name, version, observation
             shape and action count are checked where present).
         providers: ONNX Runtime execution providers; default CUDA when onnxruntime offers it, then CPU.
-        num_threads: intra-op threads (``None``: ONNX Runtime's default).
+        num_threads: intra-op CPU threads (``None``: ``DEFAULT_NUM_THREADS``, one; 0: ONNX Runtime's
+            own choice).
+        spinning: let idle worker threads spin (``session_options``; default False).
 
     Returns:
         An :class:`OnnxEvaluator`.
 
     Raises:
         FileNotFoundError: if the folder, ``model.json`` or ``model.onnx`` is missing.
-        ValueError: if the sidecar is malformed, ``model.onnx`` does not match the SHA-256 recorded
+        ValueError: if ``num_threads`` is not None or an integer >= 0, the sidecar is malformed, ``model.onnx`` does not match the SHA-256 recorded
             in the sidecar (a half-replaced export), ONNX Runtime cannot read it, its inputs or
             outputs are not the export's, or it is for another game (named in the message).
     """
@@ -192,9 +231,7 @@ def load_exported(
                 ):
                     raise ValueError(f"{folder}: exported model has {key} {have!r}, expected {want!r}")
 
-    options = onnxruntime.SessionOptions()
-    if num_threads is not None:
-        options.intra_op_num_threads = int(num_threads)
+    options = session_options(num_threads, spinning)
     if providers is None:
         available = onnxruntime.get_available_providers()
         providers = [p for p in ("CUDAExecutionProvider", "CPUExecutionProvider") if p in available]

@@ -1,30 +1,41 @@
-"""Benchmark: PUCT for one position, one leaf per network call (before) and several (virtual loss).
+"""Benchmark: the one-position search of ``play``, the engine and the arena against its network floor.
 
-The arena's, ``play``'s and the engine protocol's searches have one root. ``mcts.run_puct`` on one
-root calls the network once per simulation (batch 1); ``mcts.minibatch.run_puct_minibatch``
-collects ``--leaves-per-call`` leaves per call with virtual loss. Both search the same Connect
-Four positions (reached by seeded random plies from the start), ``--simulations`` per search, with
-the same network, interleaved in one run (``--rounds`` rounds, each position searched once by each
-variant per round). Reported per variant: searches, simulations, wall-clock seconds, seconds per
-search, simulations per second, network calls, and ``after_over_before`` (the ratio of simulations
-per second). ``--symmetries`` adds both searches with the network averaged over the position and
-its mirror image (``mcts.evaluators.symmetry_averaged``, as ``play`` does by default), and each
-variant's ``seconds_over_one_leaf``: its seconds per search over the plain one-leaf search's.
+The search of ``play --engine`` (``arena.players.MCTSPlayer.analyze``: PUCT, one root, one leaf per
+network call) on Connect Four positions reached by seeded random plies, ``--simulations`` per
+search, with an exported network run by ONNX Runtime, interleaved in one run (``--rounds`` rounds,
+each position searched once by each variant per round):
 
-The network is ``--model PATH`` (an export folder through ONNX Runtime, as ``arena`` opens it, or
-a ``.pt`` file), else a seeded random ``--network`` (default ``b4c32``, the CPU training default)
-exported to a temporary folder: the weights do not change the cost of a call.
+* ``search`` / ``search_mirror``: the search, with the network alone and averaged over the position
+  and its mirror image (``mcts.evaluators.symmetry_averaged``, ``play``'s default: one network
+  call of 2 rows per simulation);
+* ``batched_loop`` / ``batched_loop_mirror``: the same searches through the batched loop of
+  ``mcts.search.search_loop`` (the game's compiled rules hidden), the path before
+  ``mcts.single``;
+* the **network floor** of each: right after each search, the same number of bare
+  ``session.run`` calls on the same batch size (1, or 2 with the mirror), timed apart;
+  ``over_floor`` is the search's seconds over its floor's;
+* ``--leaves-per-call N`` (above 1): the mirror-averaged search collecting ``N`` leaves a call
+  with virtual loss (``mcts.minibatch``), against its floor of calls on ``2 N`` rows;
+* ``--thread-settings``: the mirror-averaged search with sessions of other intra-op thread counts
+  and spinning (``1`` one thread, ``1:spin`` one spinning, ``2``, ``0`` ONNX Runtime's own default
+  of one thread per core, spinning), each ``over_best``: its seconds over the fastest setting's.
 
-Prints one JSON object. The machine's other load lowers the figures alike: quote the ratio.
+The network is ``--model PATH`` (an export folder), else a seeded random ``--network`` (default
+``b4c32``, the CPU training default) exported to a temporary folder: the weights do not change the
+cost of a call. Seconds are CPU seconds of the process and all its threads (``--clock cpu``, the
+default: other jobs on the core do not count, a spinning thread does), or ``--clock wall``. Prints
+one JSON object. Run it pinned to one core (``taskset -c 1``); the
+machine's other load lowers all figures alike: quote the ratios.
 
-Usage: ``python scripts/bench_puct_single.py [--simulations 200] [--leaves-per-call 8] [--rounds 3]
-[--symmetries]``
+Usage: ``taskset -c 1 python scripts/bench_puct_single.py [--simulations 200] [--rounds 3]
+[--thread-settings 1 1:spin 0]``
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import platform
 import sys
 import tempfile
 import time
@@ -35,14 +46,18 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import games
-from mcts import PUCTConfig, run_puct
-from mcts.minibatch import TIMED_LEAVES_PER_CALL, run_puct_minibatch
+from arena.players import MCTSPlayer
+from mcts import PUCTConfig
+from mcts.evaluators import symmetry_averaged
+from networks.onnx_evaluator import INPUT_NAME, OUTPUT_NAMES, load_exported
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling benchmark scripts
-from bench_hybrid import load_benchmark_model
+from bench_hybrid import random_export
 
 
 class _Counting:
+    """An evaluator that counts its calls."""
+
     def __init__(self, evaluate_fn):
         self.evaluate_fn = evaluate_fn
         self.calls = 0
@@ -50,6 +65,19 @@ class _Counting:
     def __call__(self, observations, legal_mask):
         self.calls += 1
         return self.evaluate_fn(observations, legal_mask)
+
+
+class _NoCompiledRules:
+    """``game`` with its compiled rules hidden: one-root searches take the batched loop."""
+
+    def __init__(self, game):
+        self._game = game
+
+    def compiled_rules(self):
+        return None
+
+    def __getattr__(self, name):
+        return getattr(self._game, name)
 
 
 def positions(count: int, seed: int) -> np.ndarray:
@@ -66,71 +94,142 @@ def positions(count: int, seed: int) -> np.ndarray:
     return np.array(rows, dtype=np.int64)
 
 
-def bench(
-    evaluate_fn, simulations: int, leaves_per_call: int, rounds: int, num_positions: int, seed: int,
-    symmetries: bool = False,
-) -> dict:
-    from mcts.evaluators import symmetry_averaged
+def parse_setting(text: str) -> tuple[int, bool]:
+    """``"N"`` or ``"N:spin"`` -> ``(intra-op threads, spinning)``; ``0`` is ONNX Runtime's own
+    default (one thread per core), which spins.
 
+    Raises:
+        ValueError: for any other text.
+    """
+    threads, _, spin = text.partition(":")
+    if not threads.isdigit() or spin not in ("", "spin"):
+        raise ValueError(f"expected a thread setting N or N:spin (N >= 0), got {text!r}")
+    return int(threads), spin == "spin" or int(threads) == 0
+
+
+#: pause before each timed search, in seconds: ONNX Runtime's spinning worker threads keep
+#: spinning for a while after a run, and their CPU would count against the next variant
+SETTLE_SECONDS = 0.05
+
+#: Clocks of ``--clock``: CPU seconds of this process (all its threads), or wall-clock seconds.
+CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
+
+
+def bench(
+    folder: Path, simulations: int, rounds: int, num_positions: int, seed: int, settings: list[str], clock=time.process_time,
+    leaves_per_call: int = 1,
+) -> dict:
+    """The interleaved measurement of the module docstring; returns the report's ``connect4`` entry."""
     game = games.make("connect4")
+    hidden = _NoCompiledRules(game)
     config = PUCTConfig(num_simulations=simulations)
-    rng = np.random.default_rng(seed)
-    roots = positions(num_positions, seed)
-    one_leaf = lambda fn, row: run_puct(game, row[None], fn, config, rng, add_root_noise=False)
-    minibatch = lambda fn, row: run_puct_minibatch(game, row, fn, config, rng, leaves_per_call)
-    variants = {"before_one_leaf_per_call": (one_leaf, False), "after_minibatch": (minibatch, False)}
-    if symmetries:
-        variants["one_leaf_per_call_symmetries"] = (one_leaf, True)
-        variants["minibatch_symmetries"] = (minibatch, True)
-    for search, averaged in variants.values():  # warm-up: compile the kernels
-        search(symmetry_averaged(game, evaluate_fn) if averaged else evaluate_fn, roots[0])
-    totals = {name: {"searches": 0, "simulations": 0, "seconds": 0.0, "network_calls": 0} for name in variants}
+    roots = [tuple(int(x) for x in row) for row in positions(num_positions, seed)]
+    evaluator = load_exported(folder, providers=["CPUExecutionProvider"], num_threads=1, spinning=False)
+    sessions = {}
+    for text in settings:
+        threads, spinning = parse_setting(text)
+        sessions[text] = load_exported(folder, providers=["CPUExecutionProvider"], num_threads=threads, spinning=spinning)
+    variants = {
+        "search": (game, evaluator, False),
+        "search_mirror": (game, evaluator, True),
+        "batched_loop": (hidden, evaluator, False),
+        "batched_loop_mirror": (hidden, evaluator, True),
+    }
+    if leaves_per_call > 1:  # several leaves a call with virtual loss (mcts.minibatch), the mirror averaged
+        variants[f"minibatch_{leaves_per_call}_mirror"] = (game, evaluator, True)
+    for text, session in sessions.items():
+        variants[f"threads_{text}"] = (game, session, True)
+    floors = {name: 0.0 for name in variants}
+    seconds = {name: 0.0 for name in variants}
+    calls = {name: 0 for name in variants}
+
+    def search(name, state):
+        rules, runner, mirror = variants[name]
+        counting = _Counting(runner.evaluate)
+        evaluate_fn = symmetry_averaged(game, counting) if mirror else counting
+        player = MCTSPlayer(evaluate_fn, config, leaves_per_call=leaves_per_call if name.startswith("minibatch") else 1)
+        time.sleep(SETTLE_SECONDS)  # the previous variant's spinning threads go idle, untimed
+        start = clock()
+        player.analyze(rules, state)
+        elapsed = clock() - start
+        rows = (2 if mirror else 1) * (leaves_per_call if name.startswith("minibatch") else 1)
+        batch = np.ascontiguousarray(game.observation(np.asarray([state] * rows, dtype=np.int64)))
+        start = clock()
+        for _ in range(counting.calls):
+            runner.session.run(list(OUTPUT_NAMES), {INPUT_NAME: batch})
+        return elapsed, clock() - start, counting.calls
+
+    for name in variants:  # warm-up: compile the kernels, first session runs
+        search(name, roots[0])
     for _ in range(rounds):
-        for row in roots:
-            for name, (search, averaged) in variants.items():
-                counting = _Counting(evaluate_fn)  # an averaged call is one network call of 2 images
-                start = time.perf_counter()
-                search(symmetry_averaged(game, counting) if averaged else counting, row)
-                totals[name]["seconds"] += time.perf_counter() - start
-                totals[name]["searches"] += 1
-                totals[name]["simulations"] += simulations
-                totals[name]["network_calls"] += counting.calls
-    for entry in totals.values():
-        entry["simulations_per_s"] = round(entry["simulations"] / entry["seconds"])
-        entry["seconds_per_search"] = round(entry["seconds"] / entry["searches"], 4)
-    for entry in totals.values():
-        entry["seconds_over_one_leaf"] = round(entry["seconds"] / totals["before_one_leaf_per_call"]["seconds"], 3)
-        entry["seconds"] = round(entry["seconds"], 3)
-    totals["after_minibatch"]["leaves_per_call"] = leaves_per_call
-    totals["after_over_before"] = round(
-        totals["after_minibatch"]["simulations_per_s"] / totals["before_one_leaf_per_call"]["simulations_per_s"], 3
-    )
-    return totals
+        for state in roots:
+            for name in variants:
+                elapsed, floor, count = search(name, state)
+                seconds[name] += elapsed
+                floors[name] += floor
+                calls[name] += count
+    searches = rounds * len(roots)
+    report = {}
+    for name in variants:
+        report[name] = {
+            "seconds_per_search": round(seconds[name] / searches, 5),
+            "floor_seconds_per_search": round(floors[name] / searches, 5),
+            "over_floor": round(seconds[name] / floors[name], 3),
+            "network_calls_per_search": round(calls[name] / searches, 1),
+        }
+    if sessions:
+        best = min(seconds[f"threads_{text}"] for text in sessions)
+        for text in sessions:
+            report[f"threads_{text}"]["over_best"] = round(seconds[f"threads_{text}"] / best, 3)
+    report["search_over_batched_loop"] = round(seconds["search"] / seconds["batched_loop"], 3)
+    report["mirror_search_over_batched_loop"] = round(seconds["search_mirror"] / seconds["batched_loop_mirror"], 3)
+    return report
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", help="export folder or .pt file (default: a random --network)")
+    parser.add_argument("--model", help="export folder (default: a random --network)")
     parser.add_argument("--network", default="b4c32", help="random network when no --model (default b4c32)")
     parser.add_argument("--simulations", type=int, default=200, help="simulations per search (>= 1)")
-    parser.add_argument("--leaves-per-call", type=int, default=TIMED_LEAVES_PER_CALL, help="leaves per call (>= 1)")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (>= 1)")
     parser.add_argument("--positions", type=int, default=4, help="root positions (>= 1)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--symmetries", action="store_true", help="add both searches with the mirror-averaged network")
+    parser.add_argument(
+        "--symmetries", action="store_true",
+        help="accepted for older commands: the mirror-averaged searches are always measured",
+    )
+    parser.add_argument(
+        "--leaves-per-call", type=int, default=1,
+        help="above 1: add the mirror-averaged search with this many leaves a call (virtual loss)",
+    )
+    parser.add_argument(
+        "--thread-settings", nargs="*", default=["1", "1:spin", "2", "0"],
+        help="ONNX Runtime settings compared on the mirror-averaged search: N or N:spin (0: its own default)",
+    )
+    parser.add_argument(
+        "--clock", choices=tuple(CLOCKS), default="cpu",
+        help="cpu (default): CPU seconds of this process and its threads, robust when other jobs share the core; wall",
+    )
     args = parser.parse_args(argv)
-    if min(args.simulations, args.leaves_per_call, args.rounds, args.positions) < 1:
-        parser.error("expected --simulations, --leaves-per-call, --rounds and --positions >= 1")
+    if min(args.simulations, args.rounds, args.positions, args.leaves_per_call) < 1:
+        parser.error("expected --simulations, --rounds, --positions and --leaves-per-call >= 1")
+    try:
+        for text in args.thread_settings:
+            parse_setting(text)
+    except ValueError as error:
+        parser.error(str(error))
     with tempfile.TemporaryDirectory() as scratch:
-        evaluator, report = load_benchmark_model(args.model, args.network, Path(scratch))
+        folder = Path(args.model) if args.model else random_export(args.network, Path(scratch) / "model")
         report = {
-            **report,
+            "python": platform.python_version(),
+            "model": args.model if args.model else f"random {args.network}",
             "simulations_per_search": args.simulations,
             "rounds": args.rounds,
             "positions": args.positions,
+            "clock": args.clock,
             "connect4": bench(
-                evaluator.evaluate, args.simulations, args.leaves_per_call, args.rounds, args.positions, args.seed,
-                args.symmetries,
+                folder, args.simulations, args.rounds, args.positions, args.seed, args.thread_settings,
+                CLOCKS[args.clock], args.leaves_per_call,
             ),
         }
     print(json.dumps(report, indent=2))

@@ -4,7 +4,7 @@ Prints ONE JSON object ``{"runs": [...], ...}``; each run (one per game and batc
 
 * ``game``, ``batch_size`` (``B``: games searched together), ``network`` (e.g. ``b4c32``),
   ``simulations_per_move``;
-* ``forward_evals_per_s``: positions per second of bare ``TorchEvaluator.evaluate`` calls on ``B``
+* ``forward_evals_per_s``: positions per second of bare ``evaluate`` calls of the network on ``B``
   positions at a time (numpy in and out, masking included), positions sampled by random play;
 * ``selfplay_evals_per_s``: leaf evaluations per second (states sent to the network, roots
   included) during ``SelfPlayRunner`` self-play of ``B`` games with the same evaluator, i.e.
@@ -27,11 +27,15 @@ Timing: by default every rate is per second of CPU time of this (single-threaded
 process, ``time.process_time``, so other jobs sharing the core do not distort it; ``--clock wall``
 uses wall-clock seconds instead (right on an idle machine).
 
-Networks and search settings default to the training defaults: ``configs/network/b4c32.yaml`` and
-``configs/mcts/default.yaml`` (plus the temperature and random-opening plies of
-``configs/selfplay/default.yaml``) for Connect Four, ``configs/network/mlp128x2.yaml`` and the
-``tictactoe.yaml`` files for tic-tac-toe. Weights are fresh (seeded) initialisations: the network's cost does not depend on
-its weights, and the search's cost hardly does.
+Networks, searches and the network's runtime default to the training defaults: for Connect Four
+``configs/network/b4c32.yaml``, ``configs/mcts/connect4.yaml`` (the Gumbel root search, 32
+simulations, over ``configs/mcts/default.yaml``) and ``configs/selfplay/default.yaml``; for
+tic-tac-toe ``configs/network/mlp128x2.yaml`` and the ``tictactoe.yaml`` files; the network runs
+in ONNX Runtime on one thread as the self-play actors run it (``trainer.config``'s
+``selfplay.inference``, ``networks.export.onnx_runtime_evaluator``; ``--inference torch`` for
+torch). ``search`` and ``inference`` in each run name what was measured. Weights are fresh
+(seeded) initialisations: the network's cost does not depend on its weights, and the search's cost
+hardly does. ``tree_sims_per_s`` stays PUCT's (``scripts/bench_mcts.py``).
 
 Each run: warm-up (3 bare calls, ``--warmup-moves`` self-play moves for Numba compilation), then
 self-play moves (one ply of all ``B`` games each) for ``--seconds`` of self-play time. The two
@@ -79,17 +83,21 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 import games
-from mcts import PUCTConfig, uniform_evaluator
+from mcts import algorithm_of, settings_from, uniform_evaluator
 from networks import NetworkConfig, build_network
 from networks.evaluator import TorchEvaluator
+from networks.export import onnx_runtime_evaluator
 from selfplay.runner import SelfPlayRunner, SelfPlayStats
+from trainer.config import SelfPlaySchema
 
 #: Per game: (network yaml, mcts yaml, selfplay yaml), the training defaults (configs/train.yaml
-#: and configs/game/tictactoe.yaml).
+#: with the overrides of configs/game/connect4.yaml and configs/game/tictactoe.yaml).
 DEFAULT_CONFIGS = {
-    "connect4": ("network/b4c32.yaml", "mcts/default.yaml", "selfplay/default.yaml"),
-    "tictactoe": ("network/mlp128x2.yaml", "mcts/default.yaml", "selfplay/tictactoe.yaml"),  # mcts/tictactoe.yaml: default.yaml
+    "connect4": ("network/b4c32.yaml", "mcts/connect4.yaml", "selfplay/default.yaml"),
+    "tictactoe": ("network/mlp128x2.yaml", "mcts/tictactoe.yaml", "selfplay/tictactoe.yaml"),
 }
+#: the self-play actors' network runtime by default (``trainer.config``'s ``selfplay.inference``)
+DEFAULT_INFERENCE = SelfPlaySchema.inference
 GAME_CHOICES = tuple(DEFAULT_CONFIGS)
 DEFAULT_JSON = REPO_ROOT / "docs" / "results" / "bench_selfplay.json"
 
@@ -113,6 +121,28 @@ def _read_yaml(relative: str) -> dict:
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a mapping of settings, got {type(data).__name__}")  # noqa: TRY004 (project rule: ValueError)
     return data
+
+
+def read_group(relative: str) -> dict:
+    """A config group file with the files of its ``defaults`` list merged in first (Hydra's order
+    for ``[other, _self_]``: the named files, then the file's own keys), ``defaults`` dropped."""
+    data = _read_yaml(relative)
+    merged: dict = {}
+    folder = str(Path(relative).parent)
+    for entry in data.pop("defaults", []):
+        if entry != "_self_":
+            merged.update(read_group(f"{folder}/{entry}.yaml"))
+    merged.update(data)
+    return merged
+
+
+def search_settings(mcts_settings: dict, num_simulations: int | None):
+    """The frozen settings of the search a flat ``mcts`` config names (``algorithm``, default
+    ``puct``; ``mcts.settings_from``), with ``num_simulations`` when given."""
+    values = dict(mcts_settings)
+    name = values.pop("algorithm", "puct")
+    overrides = {} if num_simulations is None else {"num_simulations": num_simulations}
+    return settings_from(name, values, **overrides)
 
 
 def network_config(spec: str) -> NetworkConfig:
@@ -190,13 +220,14 @@ def bench_run(
     game_name: str,
     batch_size: int,
     config: NetworkConfig,
-    puct: PUCTConfig,
+    puct,
     selfplay_settings: dict,
     seconds: float,
     warmup_moves: int,
     seed: int,
     tree_bench,
     clock=time.process_time,
+    inference: str = DEFAULT_INFERENCE,
 ) -> dict:
     """One entry of ``runs`` (see the module docstring for the keys and units).
 
@@ -208,7 +239,10 @@ def bench_run(
     game = games.make(game_name)
     torch.manual_seed(seed)
     model = build_network(config, game.observation_shape, game.num_actions)
-    evaluator = TorchEvaluator(model, device="cpu")
+    if inference == "onnx":  # as the actors: networks.export.onnx_runtime_evaluator, one thread
+        evaluator = onnx_runtime_evaluator(model, game, config, threads=1)
+    else:
+        evaluator = TorchEvaluator(model, device="cpu")
     _, observations, legal = sample_positions(game, batch_size, np.random.default_rng(seed))
     paired = PairedEvaluator(evaluator, observations, legal, clock)
     runner = SelfPlayRunner(
@@ -240,6 +274,8 @@ def bench_run(
         "game": game_name,
         "batch_size": batch_size,
         "network": config.name,
+        "search": algorithm_of(puct).name,
+        "inference": inference,
         "simulations_per_move": puct.num_simulations,
         "forward_evals_per_s": round(forward),
         "selfplay_evals_per_s": round(selfplay),
@@ -334,6 +370,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "wall: wall-clock seconds")
     parser.add_argument("--seed", type=_non_negative_int, default=0)
     parser.add_argument(
+        "--inference", choices=("onnx", "torch"), default=DEFAULT_INFERENCE,
+        help=f"the network's runtime (default {DEFAULT_INFERENCE}, the self-play actors')",
+    )
+    parser.add_argument(
         "--json",
         type=Path,
         default=DEFAULT_JSON,
@@ -358,11 +398,8 @@ def main(argv: list[str] | None = None) -> dict:
     runs = []
     for game_name in args.games:
         _, mcts_file, selfplay_file = DEFAULT_CONFIGS[game_name]
-        mcts_settings = _read_yaml(mcts_file)
-        if args.simulations is not None:
-            mcts_settings["num_simulations"] = args.simulations
-        puct = PUCTConfig(**mcts_settings)
-        selfplay_settings = _read_yaml(selfplay_file)
+        puct = search_settings(read_group(mcts_file), args.simulations)
+        selfplay_settings = read_group(selfplay_file)
         for batch_size in args.batch_sizes:
             run = bench_run(
                 game_name,
@@ -375,6 +412,7 @@ def main(argv: list[str] | None = None) -> dict:
                 args.seed,
                 tree_bench,
                 clock,
+                args.inference,
             )
             runs.append(run)
             print(json.dumps(run), file=sys.stderr, flush=True)

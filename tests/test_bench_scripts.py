@@ -178,3 +178,28 @@ def test_exercise2_can_extend_a_sweep_for_one_search(exercise2, tmp_path, capsys
 def test_exercise2_rejects_a_min_budget_above_the_max(exercise2):
     with pytest.raises(SystemExit, match="--min-budget 8 is above --max-budget 4"):
         exercise2.main(["--min-budget", "8", "--max-budget", "4", "--markdown", "-", "--svg", "-"])
+
+
+# ------------------------------------------------------------------------------ bench_puct_single
+@pytest.mark.slow
+def test_bench_puct_single_reports_each_variant_against_its_network_floor():
+    result = run_script(
+        "bench_puct_single", "--simulations", "8", "--rounds", "1", "--positions", "1", "--thread-settings", "1", "0"
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)["connect4"]
+    variants = ["search", "search_mirror", "batched_loop", "batched_loop_mirror", "threads_1", "threads_0"]
+    assert [name for name in report if isinstance(report[name], dict)] == variants
+    # the first position is the start (no terminal leaf in 8 simulations): the root, 8 leaves and
+    # the player's own look at the position, whatever the path or runtime
+    assert {report[name]["network_calls_per_search"] for name in variants} == {10.0}
+    assert min(report["threads_1"]["over_best"], report["threads_0"]["over_best"]) == 1.0
+
+
+def test_bench_puct_single_reads_thread_settings_and_refuses_others():
+    bench = load_script("bench_puct_single")
+    assert bench.parse_setting("1") == (1, False)
+    assert bench.parse_setting("2:spin") == (2, True)
+    assert bench.parse_setting("0") == (0, True)  # ONNX Runtime's own default spins
+    with pytest.raises(ValueError, match=r"expected a thread setting N or N:spin \(N >= 0\), got '1:fast'"):
+        bench.parse_setting("1:fast")

@@ -1,0 +1,65 @@
+"""The network's CPU threads: one, without spinning, unless asked (``networks.onnx_evaluator``,
+``networks.evaluator``, ``play --threads``, ``threads=`` in player specs)."""
+
+from __future__ import annotations
+
+import pytest
+from helpers_models import export_tiny_mlp
+
+import games
+from arena.play_cli import main as play_main
+from arena.specs import load_model_evaluator
+from networks.onnx_evaluator import DEFAULT_NUM_THREADS, load_exported, session_options
+
+
+def _threads_and_spinning(options):
+    return options.intra_op_num_threads, options.inter_op_num_threads, options.get_session_config_entry(
+        "session.intra_op.allow_spinning"
+    )
+
+
+def test_sessions_default_to_one_thread_without_spinning():
+    pytest.importorskip("onnxruntime")
+    assert DEFAULT_NUM_THREADS == 1
+    assert _threads_and_spinning(session_options()) == (1, 1, "0")
+    assert _threads_and_spinning(session_options(3, spinning=True)) == (3, 1, "1")
+    assert _threads_and_spinning(session_options(0, spinning=True)) == (0, 1, "1")  # ONNX Runtime's own choice
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, True, "2"])
+def test_session_options_refuse_a_thread_count_that_is_not_a_count(bad):
+    pytest.importorskip("onnxruntime")
+    with pytest.raises(ValueError, match=rf"num_threads: expected None or an integer >= 0, got {bad!r}"):
+        session_options(bad)
+
+
+def test_an_exported_model_and_a_spec_with_threads_open_sessions_with_those_threads(tmp_path):
+    folder = export_tiny_mlp("tictactoe", tmp_path / "model")
+    default = load_exported(folder)
+    assert default.session.get_session_options().intra_op_num_threads == 1
+    assert default.session.get_session_options().get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    two = load_model_evaluator(str(folder), games.make("tictactoe"), 2)
+    assert two.__self__.session.get_session_options().intra_op_num_threads == 2
+
+
+def test_play_refuses_threads_below_one(tmp_path, capsys):
+    folder = export_tiny_mlp("tictactoe", tmp_path / "model")
+    assert play_main(["--model", str(folder), "--engine", "--threads", "0"]) == 2
+    assert "play: error: --threads: expected an integer >= 1, got 0" in capsys.readouterr().err
+
+
+def test_torch_threads_default_to_one_and_refuse_zero():
+    torch = pytest.importorskip("torch")
+    from networks.evaluator import (  # heavy dependency (torch): imported where it is used
+        DEFAULT_TORCH_THREADS,
+        set_torch_threads,
+    )
+
+    before = torch.get_num_threads()
+    try:
+        assert set_torch_threads() == DEFAULT_TORCH_THREADS == 1
+        assert torch.get_num_threads() == 1
+        with pytest.raises(ValueError, match=r"num_threads: expected None or an integer >= 1, got 0"):
+            set_torch_threads(0)
+    finally:
+        torch.set_num_threads(before)
