@@ -18,7 +18,7 @@ from arena.network_match import run_network_match
 from arena.network_players import MCTSPlayer
 from arena.positions import position_sets
 from arena.promotion import GateConfig, as_gate_config, decide_gate
-from arena.rating import RatingPool
+from arena.rating import RatingPlan, RatingPool
 from arena.results import MatchResult
 from mcts import algorithm_of
 from networks import build_network
@@ -74,8 +74,8 @@ class GatingWorker:
             (``opening_plies``) and ``arena.promotion.gate_decision``.
         gate: the decision rule (a ``GateConfig`` or its keyword arguments); None: the fixed rule
             with ``num_games`` and ``threshold``.
-        rating_pool: reference players' specs (``arena.rating``); empty: no ratings.
-        rating_games: games against each reference player per rating (even).
+        rating: the reference players that rate each new best model and the games against each
+            (``arena.rating.RatingPlan``); None: no ratings.
         seed: seeds the matches: each match draws its own seed from one generator; within a
             match games 2p and 2p+1 share pair p's opening, once with each colour, and game k
             breaks ties with its own stream (``arena.openings.match_stream``).
@@ -104,8 +104,7 @@ class GatingWorker:
         extra_labelled_sets: tuple = (),
         inference: str = "onnx",
         gate=None,
-        rating_pool: tuple = (),
-        rating_games: int = 10,
+        rating: RatingPlan | None = None,
     ) -> None:
         if inference not in INFERENCE_RUNTIMES:
             raise ValueError(f"inference: expected one of {list(INFERENCE_RUNTIMES)}, got {inference!r}")
@@ -128,8 +127,8 @@ class GatingWorker:
         self.gate_config = as_gate_config(gate)
         self.opening_random_plies = int(opening_random_plies)
         self.rating_pool = None
-        if rating_pool:
-            self.rating_pool = RatingPool(self.game, tuple(rating_pool), int(rating_games), seed, self.opening_random_plies)
+        if rating is not None:
+            self.rating_pool = RatingPool(self.game, rating.specs, rating.games_per_opponent, seed, self.opening_random_plies)
         self.rng = np.random.default_rng([seed, 7])
         self.extra_labelled_sets = tuple(str(name) for name in extra_labelled_sets)
         self._labelled = None  # the sets, read once on the first measurement

@@ -29,6 +29,21 @@ DEFAULT_POOL = ("random", "alphabeta:depth=2", "alphabeta:depth=4", "uct:sims=20
 
 
 @dataclass(frozen=True)
+class RatingPlan:
+    """Which reference players rate each new best model, and how many games against each (the
+    settings a ``RatingPool`` is built from; ``arena.rating``, ``arena.rating_pool`` and
+    ``arena.rating_games`` in the config).
+
+    Attributes:
+        specs: the reference players' specs; the first is the anchor at 0 Elo.
+        games_per_opponent: games against each reference player, even, >= 2.
+    """
+
+    specs: tuple
+    games_per_opponent: int = 10
+
+
+@dataclass(frozen=True)
 class PoolRating:
     """One model's rating against the pool.
 

@@ -10,7 +10,7 @@ import games
 from arena.elo import fit_bradley_terry
 from arena.match import ladder_tables, run_match
 from arena.players import RandomPlayer, SolverPlayer
-from arena.rating import RatingPool
+from arena.rating import RatingPlan, RatingPool
 
 
 def _pool(**changes) -> RatingPool:
@@ -69,7 +69,7 @@ def test_the_arena_actor_rates_each_new_best_model_when_it_has_a_pool():
     torch.manual_seed(2)
     weights = build_network(config, game.observation_shape, game.num_actions).state_dict()
     worker = GatingWorker("tictactoe", config.to_dict(), PUCTConfig(num_simulations=4), 4, 0.55, 1, seed=0, inference="torch",
-                          rating_pool=("random", "solver"), rating_games=2)
+                          rating=RatingPlan(("random", "solver"), 2))
     out = worker.measure_best(7, weights)
     assert out["version"] == 7 and set(out["rates"]) == {"all"}
     rating = out["rating"]

@@ -32,6 +32,7 @@ import torch
 from ray.exceptions import RayActorError
 
 import games
+from arena.rating import RatingPlan
 from games.atomic import atomic_write_json
 from networks import build_network
 from trainer import checkpoint as ckpt
@@ -382,7 +383,7 @@ class TrainingRun:
             num_games=ar.num_games, threshold=ar.threshold, opening_random_plies=ar.opening_random_plies,
             seed=seed, extra_labelled_sets=tuple(ar.extra_labelled_sets), inference=ar.inference,
             gate=self.gate_config,
-            rating_pool=tuple(ar.rating_pool) if ar.rating else (), rating_games=ar.rating_games,
+            rating=RatingPlan(tuple(ar.rating_pool), ar.rating_games) if ar.rating else None,
         )
 
     def _start_accuracy(self) -> None:

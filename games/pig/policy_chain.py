@@ -36,7 +36,13 @@ MAX_SWEEPS_PER_SUM = 100_000
 
 
 @njit(cache=True)
-def _policy_values(goal, die, hold_a, hold_b, a_reward, tolerance, max_sweeps, va, vb):
+def _policy_values(die, holds, a_reward, tolerance, max_sweeps, values):
+    """Fills ``values`` (``[2, goal, goal, goal]`` float64: seat A's, then seat B's win probability
+    of ``a_reward``) for the hold tables ``holds`` (``[2, goal, goal, goal]`` bool, A's then B's);
+    returns -1, or the score sum that did not settle within ``max_sweeps`` sweeps."""
+    goal = holds.shape[1]
+    hold_a, hold_b = holds[0], holds[1]
+    va, vb = values[0], values[1]
     b_reward = 1.0 - a_reward
     for total in range(2 * goal - 2, -1, -1):
         low = max(0, total - (goal - 1))
@@ -109,15 +115,14 @@ def policy_win_probabilities(
     if isinstance(die, bool) or not isinstance(die, (int, np.integer)) or die < 2:
         raise ValueError(f"die must be an integer >= 2, got {die!r}")
     goal, die = int(goal), int(die)
-    tables = (_check_table("hold_first", hold_first, goal), _check_table("hold_second", hold_second, goal))
+    holds = np.stack([_check_table("hold_first", hold_first, goal), _check_table("hold_second", hold_second, goal)])
     out = []
     for a_reward in (1.0, 0.0):  # the first player's wins, then the second player's
-        va = np.zeros((goal, goal, goal))
-        vb = np.zeros((goal, goal, goal))
-        stuck = _policy_values(goal, die, tables[0], tables[1], a_reward, float(tolerance), MAX_SWEEPS_PER_SUM, va, vb)
+        values = np.zeros((2, goal, goal, goal))
+        stuck = _policy_values(die, holds, a_reward, float(tolerance), MAX_SWEEPS_PER_SUM, values)
         if stuck >= 0:
             raise ValueError(f"the policies' chain did not settle at score sum {stuck} within {MAX_SWEEPS_PER_SUM} sweeps")
-        out.append(float(va[0, 0, 0]))  # A (the first player) to move at the start
+        out.append(float(values[0, 0, 0, 0]))  # A (the first player) to move at the start
     return out[0], out[1]
 
 
