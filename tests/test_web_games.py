@@ -82,15 +82,17 @@ def test_the_games_list_names_each_games_model_opponents_and_seats(client, conne
 
 
 def test_alphabeta_at_depth_2_answers_the_searched_move(client):
-    """Five plies in, O (the opponent) to move: its move is the one a depth-2 alpha-beta search
-    picks (search/alphabeta.py, the game's heuristic at the horizon)."""
+    """Nine plies in, O (the opponent) to move: its move is the one a depth-2 alpha-beta search
+    picks (search/alphabeta.py, the game's heuristic at the horizon), which differs here from
+    the picks at depths 1 and 3, so the depth asked for is the depth searched."""
     game = games.make("connect4")
-    start = "44536"
+    start = "156243415"
     session = create(client, game="connect4", opponent="alphabeta:depth=2", moves=start)
     assert (session["seats"], session["opponent"], session["turn"]) == ([HUMAN, OPPONENT], "alphabeta:depth=2", OPPONENT)
     assert session["seat_names"] == ["you", "alphabeta:depth=2"]
     state = state_after(game, game.parse_moves(start))
     expected = game.action_to_string(alphabeta(game, state, 2).action)
+    assert expected not in {game.action_to_string(alphabeta(game, state, depth).action) for depth in (1, 3)}
     answer = post(client, session, "advance")
     assert answer.status_code == 200, answer.text
     assert answer.json()["moves"] == start + expected
