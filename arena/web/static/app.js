@@ -482,7 +482,7 @@ function setUpGame() {
   }
   const opponent = $("opponent");
   opponent.replaceChildren();
-  if (info.model) html("option", { value: "model" }, opponent).textContent = `model (${info.model})`;
+  if (info.model) html("option", { value: "model" }, opponent).textContent = "the model";
   info.opponents.forEach((choice, i) => { html("option", { value: i }, opponent).textContent = choice.label; });
   showSetting();
   budgets = BUDGETS.filter((b) => b <= info.max_simulations);
