@@ -145,8 +145,10 @@ def test_a_session_switches_game_and_opponent_with_a_new_game(client):
         ({"game": "chess"}, "game: expected one of ['connect4', 'othello', 'othello6x6', 'pig', 'tictactoe'], got 'chess'"),
         (
             {"game": "connect4", "opponent": "alphabeta:depth=9"},
-            "opponent: expected one of alphabeta:depth=1..8, uct:sims=100|300|1000|3000|10000, solver for connect4, "
-            "got 'alphabeta:depth=9'",
+            (
+                "opponent: expected one of alphabeta:depth=1..8, uct:sims=100|300|1000|3000|10000, solver for "
+                "connect4, got 'alphabeta:depth=9'"
+            ),
         ),
         (
             {"game": "othello", "opponent": "solver"},
@@ -158,13 +160,17 @@ def test_a_session_switches_game_and_opponent_with_a_new_game(client):
         ),
         (
             {"opponent": "mcts:model=/etc,sims=5"},
-            "opponent: expected one of alphabeta:depth=1..8, uct:sims=100|300|1000|3000|10000, solver for connect4, "
-            "got 'mcts:model=/etc,sims=5'",
+            (
+                "opponent: expected one of alphabeta:depth=1..8, uct:sims=100|300|1000|3000|10000, solver for "
+                "connect4, got 'mcts:model=/etc,sims=5'"
+            ),
         ),
         (
             {"opponent": "alphabeta:depth=2,time=1"},
-            "opponent: expected one of alphabeta:depth=1..8, uct:sims=100|300|1000|3000|10000, solver for connect4, "
-            "got 'alphabeta:depth=2,time=1'",
+            (
+                "opponent: expected one of alphabeta:depth=1..8, uct:sims=100|300|1000|3000|10000, solver for "
+                "connect4, got 'alphabeta:depth=2,time=1'"
+            ),
         ),
         ({"game": "pig", "seats": [HUMAN, MODEL]}, "seats: expected two of ['human', 'opponent'], got ['human', 'model']"),
     ],

@@ -67,7 +67,7 @@ def served_models(model: str | None, game_name: str | None) -> tuple[dict[str, P
         models[game.name] = path
         default = game.name
     if default is None:
-        default = DEFAULT_GAME if DEFAULT_GAME in models or not models else sorted(models)[0]
+        default = DEFAULT_GAME if DEFAULT_GAME in models or not models else min(models)
     return models, default, notes
 
 

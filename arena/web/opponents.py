@@ -125,9 +125,7 @@ def check_opponent(choices: tuple[OpponentChoice, ...], game_name: str, text: ob
     """
     offered = ", ".join(choice.describe() for choice in choices)
     expected = f"opponent: expected one of {offered} for {game_name}, got {text!r}"[:400]
-    if not isinstance(text, str):
-        raise ValueError(expected)
-    try:
+    try:  # parse_spec refuses a non-string too
         spec = parse_spec(text)
     except ValueError:
         raise ValueError(expected) from None
