@@ -369,7 +369,8 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATH|NAME",
         help="export folder, .pt model/checkpoint, a training run folder (its best/ is used), or a "
         f"shipped model's name ({', '.join(shipped_names()) or 'none shipped'}); default: the "
-        "shipped model of --game (of connect4 without --game, else the first shipped)",
+        "shipped model of --game (of connect4 without --game, else the first shipped); --web: every "
+        "game is served, each with its shipped model, and --model for its own game",
     )
     parser.add_argument("--game", type=games.game_name_argument, help="game id (default: the model's)")
     parser.add_argument(

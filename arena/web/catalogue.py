@@ -127,10 +127,5 @@ def _service(game, evaluate_fn, path: Path | None, is_default: bool, options: We
 
 
 def _model_name(path: Path | None) -> str:
-    """The shipped model's name for a shipped folder, else the path as given."""
-    if path is None:
-        return "model"
-    shipped = shipped_path(path.name)
-    if shipped is not None and shipped.resolve() == path.resolve():
-        return f"{path.name} (shipped)"
-    return str(path)
+    """How the page names a model: its folder (a shipped model's lies under ``networks/shipped/``)."""
+    return "model" if path is None else str(path)
