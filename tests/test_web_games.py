@@ -226,3 +226,20 @@ def test_the_server_opponent_spec_is_offered_first_for_the_default_game(connect4
         assert session["seat_names"] == ["alphabeta:depth=3,seed=2", "model"]
         tictactoe = client.get("/api/info", params={"game": "tictactoe"}).json()
         assert tictactoe["default_opponent"] == "alphabeta:depth=4"  # the --opponent is the default game's
+
+
+def test_a_game_without_a_model_seats_the_human_against_the_server_opponent():
+    options = WebOptions(
+        opponent="star2:depth=3", human_side=1, build_player=lambda spec, game, seed: build_player(spec, game, seed=seed)
+    )
+    catalogue = build_catalogue({}, "pig", options)
+    with TestClient(create_app(catalogue)) as client:
+        info = client.get("/api/info").json()
+        assert (info["game"], info["model"], info["default_seats"], info["default_opponent"]) == (
+            "pig", None, [OPPONENT, HUMAN], "star2:depth=3",
+        )
+        assert [o["spec"] for o in info["opponents"]] == ["star2:depth=3", "star2:depth=2", "solver"]
+        session = create(client)
+        assert (session["seats"], session["turn"], session["seat_names"]) == (
+            [OPPONENT, HUMAN], OPPONENT, ["star2:depth=3", "you"],
+        )

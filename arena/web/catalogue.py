@@ -111,6 +111,9 @@ def _service(game, evaluate_fn, path: Path | None, is_default: bool, options: We
         moves = game.format_moves(game.parse_moves(options.position)) if options.position else ""
     else:
         seats[0] = HUMAN
+    if evaluate_fn is None:  # no model: the human against the opponent
+        seats = [OPPONENT, OPPONENT]
+        seats[options.human_side if is_default else 0] = HUMAN
     return ModelService(
         game=game,
         evaluate_fn=evaluate_fn,
