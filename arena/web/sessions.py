@@ -226,6 +226,7 @@ class GameSession:
         #: the opponent seat's player and its spec text (rebuilt when the game or the spec changes)
         self.opponent = None
         self.opponent_name = ""
+        self._opponent_game: Game | None = None
         self.seats: tuple[str, str] = service.default_seats
         #: events from the start: decisions, and in a game with chance the outcomes rolled
         self.moves: list[int] = []
@@ -276,9 +277,10 @@ class GameSession:
         self._start(*start)
 
     def _start(self, seats: tuple[str, str], events: list[int], opponent: str) -> None:
-        if opponent != self.opponent_name or self.opponent is None:
+        if opponent != self.opponent_name or self.opponent is None or self._opponent_game is not self.game:
             self.opponent = self.service.build_opponent(opponent, self.opponent_seed)
             self.opponent_name = opponent
+            self._opponent_game = self.game
         self.seats = seats
         self.moves = events
         self.start_length = len(events)
