@@ -6,7 +6,7 @@ Usage::
     play --model RUN/best --opponent alphabeta:depth=4      # the model against any player spec
     play --engine --model RUN/best [--sims 200]             # docs/engine_protocol.md
     play --game kuhn|leduc --policy FILE [--hands 10]        # poker against a policy: arena/poker_play.py
-    play --web --model RUN/best [--host 127.0.0.1] [--port 8000]   # in a browser: docs/web.md
+    play --web [--model RUN/best] [--host 127.0.0.1] [--port 8000]  # in a browser, every game: docs/web.md
 
 The model is an export folder (``model.onnx`` + ``model.json``, evaluated with ONNX Runtime, no
 torch) or a ``.pt`` model file or training checkpoint (torch). Trainer code is never imported.
@@ -38,8 +38,8 @@ from arena.players import Analysis, parse_move_token
 from arena.poker_play import main as poker_main
 from arena.poker_play import wants_poker
 from arena.specs import build_player, parse_spec
+from arena.web.catalogue import WebOptions, build_catalogue, served_models
 from arena.web.server import bind, is_loopback, serve
-from arena.web.sessions import HUMAN, MODEL, OPPONENT, ModelService
 from mcts import names as search_names
 from mcts.evaluators import symmetry_averaged
 from networks.loading import model_summary, resolve_model
@@ -369,7 +369,8 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATH|NAME",
         help="export folder, .pt model/checkpoint, a training run folder (its best/ is used), or a "
         f"shipped model's name ({', '.join(shipped_names()) or 'none shipped'}); default: the "
-        "shipped model of --game (of connect4 without --game, else the first shipped)",
+        "shipped model of --game (of connect4 without --game, else the first shipped); --web: every "
+        "game is served, each with its shipped model, and --model for its own game",
     )
     parser.add_argument("--game", type=games.game_name_argument, help="game id (default: the model's)")
     parser.add_argument(
@@ -428,36 +429,28 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def serve_web(args, game, evaluate_fn, stdout) -> int:
-    """``play --web``: serve the page and its API until Ctrl-C (docs/web.md)."""
+def serve_web(args, stdout) -> int:
+    """``play --web``: serve the page and its API until Ctrl-C (docs/web.md): every registered game,
+    with the shipped model named after it, ``--model`` for its own game (the default one), and
+    opponents without a model (``arena.web.catalogue``)."""
     from arena.web.app import create_app  # heavy dependency (fastapi, starlette): imported where it is used
 
-    opponent_factory, opponent_name = None, ""
-    if args.opponent is not None:
-        spec = parse_spec(args.opponent)
-        if spec.kind != "human":
-            build_player(spec, game, seed=0)  # a bad spec or model stops here, before serving
-            opponent_name = spec.name
-
-            def opponent_factory(seed: int):
-                return build_player(spec, game, seed=seed)
-
-    human_side = 0 if args.human_side is None else args.human_side
-    seats = [MODEL, MODEL]
-    seats[human_side] = OPPONENT if opponent_factory is not None else HUMAN
-    service = ModelService(
-        game=game,
-        evaluate_fn=evaluate_fn,
-        model_name=str(args.model),
-        default_simulations=args.sims,
+    opponent = args.opponent if args.opponent is not None and parse_spec(args.opponent).kind != "human" else None
+    models, default_game, notes = served_models(args.model, args.game)
+    for line in notes + [f"{name}: {model_summary(path) or path}" for name, path in sorted(models.items())]:
+        _write(sys.stderr, f"play: {line}\n")
+    options = WebOptions(
+        simulations=args.sims,
         max_simulations=max(WEB_MAX_SIMULATIONS, args.sims),
-        opponent_factory=opponent_factory,
-        opponent_name=opponent_name,
         seed=args.seed,
-        default_seats=(seats[0], seats[1]),
-        default_moves=game.format_moves(game.parse_moves(args.position)) if args.position else "",
+        symmetries=args.symmetries,
         show_analysis=args.show_analysis,
+        opponent=opponent,
+        position=args.position,
+        human_side=0 if args.human_side is None else args.human_side,
+        build_player=lambda spec, game, seed: build_player(spec, game, seed=seed),
     )
+    service = build_catalogue(models, default_game, options)
     sock = bind(args.host, args.port)
     if not is_loopback(args.host):
         print(
@@ -490,6 +483,8 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
             raise UsageError("--web and --engine: expected one of them, got both")
         if args.threads is not None and args.threads < 1:
             raise UsageError(f"--threads: expected an integer >= 1, got {args.threads}")
+        if args.web:
+            return serve_web(args, stdout)
         model_path, note = resolve_model(args.model, args.game)
         for line in (note, model_summary(model_path)):  # on stderr: stdout is the game (or the protocol)
             if line:
@@ -498,8 +493,6 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
         game, evaluate_fn = load_model(args.model, args.game, num_threads=args.threads)
         if args.symmetries:
             evaluate_fn = symmetry_averaged(game, evaluate_fn)
-        if args.web:
-            return serve_web(args, game, evaluate_fn, stdout)
         if args.engine:
             return Engine(game, evaluate_fn, args.sims, args.seed, stdout, search=args.search).run(stdin)
         start = game.parse_moves(args.position) if args.position else []

@@ -73,7 +73,7 @@ def test_page_and_its_files_are_served_from_the_package(client):
 def test_info_names_the_game_model_and_limits(client):
     info = client.get("/api/info").json()
     assert info["game"] == "connect4" and info["model"] == "tiny"
-    assert info["seat_kinds"] == [HUMAN, MODEL] and info["default_seats"] == [HUMAN, MODEL]
+    assert info["seat_kinds"] == [HUMAN, MODEL, OPPONENT] and info["default_seats"] == [HUMAN, MODEL]
     assert (info["simulations"], info["max_simulations"]) == (SIMS, 400)
     assert info["moves"] == ["1", "2", "3", "4", "5", "6", "7"]
 
@@ -181,8 +181,8 @@ def test_moves_out_of_turn_are_conflicts(client):
 def test_bad_new_games_are_refused(client):
     game = new_session(client, moves="12")
     for body, message in (
-        ({"seats": ["human"]}, "seats: expected two of ['human', 'model']"),
-        ({"seats": ["human", "opponent"]}, "seats: expected two of ['human', 'model']"),
+        ({"seats": ["human"]}, "seats: expected two of ['human', 'model', 'opponent']"),
+        ({"seats": ["human", "robot"]}, "seats: expected two of ['human', 'model', 'opponent']"),
         ({"seats": ["human", "model", "model"]}, "seats: List should have at most 2 items"),
         ({"moves": "1111111"}, "moves: move 7: column 1 is full"),
         ({"moves": "12x"}, "moves: move 3: expected a column 1-7"),

@@ -19,6 +19,7 @@ from helpers_models import export_tiny_mlp
 import games
 from arena.game_text import result_text
 from arena.web.browser import PHONE, find_chromium, start_chromium, start_server, stop_chromium, stop_server
+from search.alphabeta import alphabeta
 
 REQUIRED = os.environ.get("TABULA_RASA_BROWSER_TEST") == "required"
 SIMS = 8
@@ -119,6 +120,72 @@ def test_clicking_columns_plays_the_model_to_an_announced_end(page):
     driver.find_element(By.ID, "new-game").click()
     wait.until(lambda _: _attribute(driver, "board", "data-ply") == "0")
     assert _attribute(driver, "moves", "data-moves") == ""
+
+
+@pytest.mark.slow
+def test_the_picker_switches_to_connect4_and_the_model_plays_a_whole_game(page):
+    """The page opens on tic-tac-toe (``?game=tictactoe``); picking Connect Four in the game
+    picker starts a Connect Four game against the served model, which is played to its announced
+    end; the opponent picker offers the model, alpha-beta (with its depth selector), UCT and perfect
+    play, and picking alpha-beta at depth 2 hands the model's seat to it."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    driver, url = page
+    driver.get(f"{url}?game=tictactoe")
+    wait = WebDriverWait(driver, 120)
+    wait.until(lambda _: _attribute(driver, "board", "data-ready") == "true")
+    picker = Select(driver.find_element(By.ID, "game"))
+    assert picker.first_selected_option.get_attribute("value") == "tictactoe"
+    assert [o.get_attribute("value") for o in picker.options] == ["connect4", "othello", "othello6x6", "pig", "tictactoe"]
+    assert [c.get_attribute("data-move") for c in driver.find_elements(By.CSS_SELECTOR, "#board [data-move]")] == list(
+        "123456789"
+    )
+
+    picker.select_by_value("connect4")
+    wait.until(
+        lambda _: [c.get_attribute("data-move") for c in driver.find_elements(By.CSS_SELECTOR, "#board [data-move]")]
+        == list("1234567")
+        and _attribute(driver, "status", "data-turn") == "human"
+    )
+    assert driver.find_element(By.ID, "status").text == "Your move (X)."
+    opponent = Select(driver.find_element(By.ID, "opponent"))
+    assert [o.text for o in opponent.options][1:] == ["alpha-beta", "UCT (random rollouts)", "perfect play"]
+    assert opponent.first_selected_option.get_attribute("value") == "model"
+    assert not driver.find_element(By.ID, "setting-row").is_displayed()
+    assert driver.find_element(By.ID, "model-card").is_displayed()
+
+    game = games.make("connect4")
+    for _ in range(21):  # X has at most 21 moves
+        wait.until(
+            lambda _: _attribute(driver, "status", "data-turn") == "human" or _attribute(driver, "status", "data-result")
+        )
+        if _attribute(driver, "status", "data-result"):
+            break
+        ply = int(_attribute(driver, "board", "data-ply"))
+        driver.find_elements(By.CSS_SELECTOR, '#board .move[data-legal="true"]')[0].click()
+        wait.until(
+            lambda _, ply=ply: int(_attribute(driver, "board", "data-ply")) >= ply + 2
+            or _attribute(driver, "status", "data-result")
+        )
+    moves = _attribute(driver, "moves", "data-moves")
+    state = game.states_from_moves([moves])[0]
+    assert bool(game.terminal(state[None])[0]), f"the page stopped before the end: {moves}"
+    winner = int(game.winner(state[None])[0])
+    expected = {0: "You win (X).", 1: "Model (O) wins.", -1: "Draw."}[winner]
+    assert driver.find_element(By.ID, "status").text == f"{expected} {result_text(game, tuple(int(v) for v in state))}"
+
+    # alpha-beta at depth 2 takes the model's seat in a new game, and answers the human's move
+    opponent.select_by_visible_text("alpha-beta")
+    wait.until(lambda _: _attribute(driver, "board", "data-ply") == "0")
+    Select(driver.find_element(By.ID, "setting")).select_by_value("2")
+    wait.until(lambda _: Select(driver.find_element(By.ID, "seat-1")).first_selected_option.text == "alphabeta:depth=2")
+    assert Select(driver.find_element(By.ID, "seat-0")).first_selected_option.get_attribute("value") == "human"
+    driver.find_element(By.CSS_SELECTOR, '#board .move[data-move="4"]').click()
+    wait.until(lambda _: len(_attribute(driver, "moves", "data-moves")) == 2)
+    state = game.states_from_moves(["4"])[0]
+    reply = game.action_to_string(alphabeta(game, tuple(int(v) for v in state), 2).action)
+    assert _attribute(driver, "moves", "data-moves") == "4" + reply
 
 
 @pytest.mark.slow

@@ -3,12 +3,17 @@
 Routes (every body and answer is JSON; ``SID`` is a session id from ``POST /api/sessions``):
 
 * ``GET /`` the page; ``GET /static/...`` its script and style sheet;
-* ``GET /api/info`` the game, the model, the seat kinds and the simulation limits;
+* ``GET /api/games`` every game served, each with its model (or null), its opponents and the
+  information of ``/api/info``; ``default`` names the game the page opens on;
+* ``GET /api/info`` (``?game=NAME``: that game's) the default game, its model, the seat kinds and
+  the simulation limits;
 * ``POST /api/sessions`` a new session with a new game (body as ``new``), answered 201; a bad
   body stores nothing, and a client address holding ``max_sessions_per_client`` sessions is
   answered 429;
 * ``GET /api/sessions/SID`` the game;
-* ``POST /api/sessions/SID/new`` ``{"seats": ["human", "model"], "moves": "44"}`` (both optional);
+* ``POST /api/sessions/SID/new`` ``{"game": "connect4", "opponent": "alphabeta:depth=4", "seats":
+  ["human", "opponent"], "moves": "44"}`` (each optional; an unknown game or an opponent the game
+  does not offer is answered 400);
 * ``POST /api/sessions/SID/move`` ``{"move": "4"}``: the human's move;
 * ``POST /api/sessions/SID/advance`` ``{"sims": 200}`` (optional): the model or opponent moves;
 * ``POST /api/sessions/SID/hint`` ``{"sims": 200}``: the model's search of the position;
@@ -38,6 +43,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from arena.web.sessions import (
     MAX_MOVE_TEXT,
     MAX_SESSIONS_PER_CLIENT,
+    Catalogue,
     ModelService,
     RequestError,
     SessionStore,
@@ -51,6 +57,8 @@ class _Body(BaseModel):
 
 
 class NewGame(_Body):
+    game: StrictStr | None = Field(default=None, max_length=64)
+    opponent: StrictStr | None = Field(default=None, max_length=200)
     seats: list[StrictStr] | None = Field(default=None, max_length=2)
     moves: StrictStr | None = None  # bounded by the game: arena.game_text.move_text_limit
 
@@ -68,13 +76,16 @@ def _error(status: int, message: str) -> JSONResponse:
 
 
 def create_app(
-    service: ModelService, max_sessions: int = 256, max_sessions_per_client: int = MAX_SESSIONS_PER_CLIENT
+    service: ModelService | Catalogue, max_sessions: int = 256,
+    max_sessions_per_client: int = MAX_SESSIONS_PER_CLIENT,
 ) -> FastAPI:
-    """The FastAPI app serving ``service``'s games: at most ``max_sessions`` sessions at once, and
-    at most ``max_sessions_per_client`` from one client address (``SessionStore``)."""
+    """The FastAPI app serving ``service``'s game (a ``Catalogue``: its games): at most
+    ``max_sessions`` sessions at once, and at most ``max_sessions_per_client`` from one client
+    address (``SessionStore``)."""
     app = FastAPI(title="Tabula Rasa", docs_url=None, redoc_url=None, openapi_url="/api/openapi.json")
     store = SessionStore(service, max_sessions=max_sessions, max_per_client=max_sessions_per_client)
     app.state.store = store
+    catalogue = store.catalogue
 
     @app.exception_handler(RequestError)
     def _request_error(request: Request, error: RequestError) -> JSONResponse:
@@ -102,15 +113,19 @@ def create_app(
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
+    @app.get("/api/games")
+    def game_list() -> dict:
+        return catalogue.games()
+
     @app.get("/api/info")
-    def info() -> dict:
-        return service.info()
+    def info(game: str | None = None) -> dict:
+        return catalogue.service(game).info()
 
     @app.post("/api/sessions", status_code=201)
     def create(request: Request, body: NewGame | None = None) -> dict:
         body = body or NewGame()
         client = request.client.host if request.client is not None else ""
-        session = store.create(client, body.seats, body.moves)
+        session = store.create(client, body.seats, body.moves, game=body.game, opponent=body.opponent)
         with store.locked(session.id) as held:
             return held.to_json()
 
@@ -123,7 +138,8 @@ def create_app(
     def new_game(session_id: str, body: NewGame | None = None) -> dict:
         body = body or NewGame()
         with store.locked(session_id) as session:
-            session.new_game(body.seats, body.moves)
+            service = None if body.game is None else catalogue.service(body.game)
+            session.new_game(body.seats, body.moves, body.opponent, service)
             return session.to_json()
 
     @app.post("/api/sessions/{session_id}/move")

@@ -84,8 +84,9 @@ def stop_chromium(driver) -> None:
         shutil.rmtree(getattr(driver, "profile_dir", ""), ignore_errors=True)
 
 
-def start_server(model: str | os.PathLike, *arguments: str, timeout: float = 120.0):
-    """Run ``play --web --model MODEL --port 0 ARGUMENTS`` in a child process.
+def start_server(model: str | os.PathLike | None, *arguments: str, timeout: float = 120.0):
+    """Run ``play --web --model MODEL --port 0 ARGUMENTS`` (without ``--model`` when ``model`` is
+    None: every game, with the shipped models) in a child process.
 
     Returns:
         ``(process, url)``: the ``subprocess.Popen`` (stop it with ``stop_server``) and the page's
@@ -99,8 +100,7 @@ def start_server(model: str | os.PathLike, *arguments: str, timeout: float = 120
         "-m",
         "arena.play_cli",
         "--web",
-        "--model",
-        str(model),
+        *(["--model", str(model)] if model is not None else []),
         "--port",
         "0",
         *arguments,

@@ -4,9 +4,14 @@ This module knows nothing of HTTP: every method either changes the game and retu
 ``RequestError`` with the HTTP status the API answers with, before touching the game, so a refused
 request leaves the game exactly as it was. ``arena.web.app`` turns these into routes.
 
+Games: one ``ModelService`` per game the server offers, with its model when it has one, gathered
+in a ``Catalogue``; a session plays one game at a time and may switch to another with a new game.
+
 Seats: each of the two players (0 = X, who moves first; 1 = O) is ``"human"`` (moves come from
-the page), ``"model"`` (the served network with PUCT search, ``arena.model_player.make_model_player``)
-or ``"opponent"`` (the ``--opponent`` player spec, when one is given). Values are in ``[-1, 1]``;
+the page), ``"model"`` (the game's network with PUCT search, ``arena.model_player.make_model_player``;
+only in a game with a model) or ``"opponent"`` (the session's opponent: one of the game's
+``arena.web.opponents.OpponentChoice`` specs, alpha-beta at a depth, UCT, perfect play, or the
+server's ``--opponent`` spec). Values are in ``[-1, 1]``;
 the page's evaluation is from the view of ``GameSession.view_side``: the human's seat when exactly
 one seat is human, else X.
 
@@ -35,6 +40,8 @@ import numpy as np
 from arena.game_text import PLAYER_SYMBOLS, event_players, parse_position, result_text, state_after, verdict
 from arena.model_player import make_model_player
 from arena.players import Analysis
+from arena.specs import build_player
+from arena.web.opponents import OpponentChoice, check_opponent, opponent_choices
 from games.base import Game
 
 HUMAN, MODEL, OPPONENT = "human", "model", "opponent"
@@ -56,21 +63,25 @@ class RequestError(ValueError):
 
 @dataclass
 class ModelService:
-    """What every session of one server shares: the game, the model and the search limits.
+    """What every session of one game shares: the game, its model, its opponents and the search limits.
 
     Attributes:
-        game: the model's game.
-        evaluate_fn: batched evaluator ``(observations [B, C, H, W] float32, legal_mask [B, A]
-            bool) -> (priors [B, A], values [B])``, values for the player to move.
+        game: the game.
+        evaluate_fn: the model's batched evaluator ``(observations [B, C, H, W] float32,
+            legal_mask [B, A] bool) -> (priors [B, A], values [B])``, values for the player to
+            move; None for a game served without a model (its seats are human and opponent).
         model_name: how the page names the model (e.g. the model folder).
         default_simulations: PUCT simulations per model move unless a request says otherwise
             (0: the network's policy alone).
         max_simulations: the most simulations a request may ask for.
         opponent_factory: ``seed -> player`` building the ``--opponent`` player for one session,
-            or None when there is no opponent.
-        opponent_name: the opponent's spec text ("" without one).
+            or None when the server has none.
+        opponent_name: the ``--opponent`` spec text ("" without one); it comes first among
+            ``opponents`` and is the default opponent.
+        opponents: the opponents a session may pick (default: ``arena.web.opponents.opponent_choices``).
         seed: base seed; session ``k`` draws from ``SeedSequence(seed)``'s ``k``-th child.
-        default_seats: seats of a new game when the request names none.
+        default_seats: seats of a new game when the request names none (without a model, a
+            ``"model"`` seat of the default becomes ``"opponent"``).
         default_moves: the move string a new game starts from when the request names none.
         show_analysis: whether the page shows the model's search by default.
 
@@ -79,7 +90,7 @@ class ModelService:
     """
 
     game: Game
-    evaluate_fn: Callable
+    evaluate_fn: Callable | None
     model_name: str = "model"
     default_simulations: int = 200
     max_simulations: int = 3200
@@ -89,6 +100,7 @@ class ModelService:
     default_seats: tuple[str, str] = (HUMAN, MODEL)
     default_moves: str = ""
     show_analysis: bool = True
+    opponents: tuple[OpponentChoice, ...] | None = None
     search_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     #: set when the server stops: a running model search ends at its next network call
     stopping: threading.Event = field(default_factory=threading.Event, repr=False)
@@ -100,13 +112,45 @@ class ModelService:
             raise ValueError(
                 f"expected 0 <= default simulations <= {self.max_simulations}, got {self.default_simulations}"
             )
+        if self.opponents is None:
+            self.opponents = opponent_choices(self.game, self.opponent_name if self.opponent_factory else "")
+        if self.evaluate_fn is None:
+            self.default_seats = tuple(OPPONENT if seat == MODEL else seat for seat in self.default_seats)
+
+    @property
+    def has_model(self) -> bool:
+        return self.evaluate_fn is not None
+
+    @property
+    def default_opponent(self) -> str:
+        """The opponent of a session that names none: the ``--opponent`` spec, else the first offered."""
+        return self.opponents[0].spec()
+
+    def check_opponent(self, text: object) -> str:
+        """The spec text of the opponent ``text`` names (``arena.web.opponents.check_opponent``).
+
+        Raises:
+            RequestError: 400 for an opponent this game does not offer (the message lists them).
+        """
+        try:
+            return check_opponent(self.opponents, self.game.name, text)
+        except ValueError as error:
+            raise RequestError(400, str(error)) from None
+
+    def build_opponent(self, spec: str, seed: int):
+        """The player of the opponent ``spec`` (checked by ``check_opponent``) seeded with ``seed``."""
+        if self.opponent_factory is not None and spec == self.opponent_name:
+            return self.opponent_factory(seed)
+        return build_player(spec, self.game, seed=seed)
 
     def evaluate(self, observations: np.ndarray, legal_mask: np.ndarray):
         """``evaluate_fn``, refused once ``stopping`` is set (so Ctrl-C need not wait for a search).
 
         Raises:
-            RequestError: 503 when the server is stopping.
+            RequestError: 409 for a game without a model; 503 when the server is stopping.
         """
+        if self.evaluate_fn is None:
+            raise RequestError(409, f"no model plays {self.game.name} here: hints and the model seat need one")
         if self.stopping.is_set():
             raise RequestError(503, "the server is stopping")
         return self.evaluate_fn(observations, legal_mask)
@@ -120,16 +164,19 @@ class ModelService:
 
     @property
     def seat_kinds(self) -> tuple[str, ...]:
-        """The seat kinds a game may use here (``"opponent"`` only with an opponent)."""
-        return SEAT_KINDS if self.opponent_factory is not None else (HUMAN, MODEL)
+        """The seat kinds a game may use here (``"model"`` only with a model)."""
+        return SEAT_KINDS if self.has_model else (HUMAN, OPPONENT)
 
     def info(self) -> dict:
-        """What the page needs before its first game (JSON-ready)."""
+        """What the page needs to play this game (JSON-ready)."""
         game = self.game
         return {
             "game": game.name,
-            "model": self.model_name,
+            "model": self.model_name if self.has_model else None,
             "opponent": self.opponent_name or None,
+            "opponents": [choice.to_json() for choice in self.opponents],
+            "default_opponent": self.default_opponent,
+            "chance": bool(game.num_chance_outcomes),
             "seat_kinds": list(self.seat_kinds),
             "default_seats": list(self.default_seats),
             "default_moves": self.default_moves,
@@ -163,9 +210,9 @@ class GameSession:
 
     def __init__(
         self, session_id: str, service: ModelService, seats: list[str] | None = None, moves: str | None = None,
-        client: str = "",
+        client: str = "", opponent: str | None = None,
     ) -> None:
-        start = new_game_request(service, seats, moves)  # refused before a seed or an opponent is spent
+        start = new_game_request(service, seats, moves, opponent)  # refused before a seed or an opponent is spent
         self.id = session_id
         self.client = client
         self.service = service
@@ -175,9 +222,11 @@ class GameSession:
         self.rng = np.random.default_rng(model_seed)
         #: the session's dice: every chance outcome of its games is drawn from this generator
         self.dice = np.random.default_rng(dice_seed)
+        self.opponent_seed = int(opponent_seed.generate_state(1)[0])
+        #: the opponent seat's player and its spec text (rebuilt when the game or the spec changes)
         self.opponent = None
-        if service.opponent_factory is not None:
-            self.opponent = service.opponent_factory(int(opponent_seed.generate_state(1)[0]))
+        self.opponent_name = ""
+        self._opponent_game: Game | None = None
         self.seats: tuple[str, str] = service.default_seats
         #: events from the start: decisions, and in a game with chance the outcomes rolled
         self.moves: list[int] = []
@@ -202,11 +251,16 @@ class GameSession:
             return "you" if self.seats.count(HUMAN) == 1 else "human"
         if seat == MODEL:
             return "model"
-        return self.service.opponent_name
+        return self.opponent_name
 
     # ----------------------------------------------------------------------------- requests
-    def new_game(self, seats: list[str] | None, moves: str | None) -> None:
-        """Start again from ``moves`` (a move string; default: the service's) with ``seats``.
+    def new_game(
+        self, seats: list[str] | None, moves: str | None, opponent: str | None = None,
+        service: ModelService | None = None,
+    ) -> None:
+        """Start again from ``moves`` (a move string; default: the service's) with ``seats``, the
+        opponent ``opponent`` (default: the current one, or the new game's default after a change
+        of game) and the game of ``service`` (default: the current game).
 
         A start position that ends with a roll (Pig: ``r``) is rolled at once with the session's
         dice.
@@ -214,9 +268,19 @@ class GameSession:
         Raises:
             RequestError: as ``new_game_request``.
         """
-        self._start(*new_game_request(self.service, seats, moves))
+        service = self.service if service is None else service
+        if opponent is None and service is self.service and self.opponent_name:
+            opponent = self.opponent_name
+        start = new_game_request(service, seats, moves, opponent)
+        self.service = service
+        self.game = service.game
+        self._start(*start)
 
-    def _start(self, seats: tuple[str, str], events: list[int]) -> None:
+    def _start(self, seats: tuple[str, str], events: list[int], opponent: str) -> None:
+        if opponent != self.opponent_name or self.opponent is None or self._opponent_game is not self.game:
+            self.opponent = self.service.build_opponent(opponent, self.opponent_seed)
+            self.opponent_name = opponent
+            self._opponent_game = self.game
         self.seats = seats
         self.moves = events
         self.start_length = len(events)
@@ -282,10 +346,12 @@ class GameSession:
         """Search the current position with the model; the page shows it and its move.
 
         Raises:
-            RequestError: 409 if the game is over; 400 for a bad simulation count.
+            RequestError: 409 if the game is over or has no model; 400 for a bad simulation count.
         """
         simulations = self._simulations(simulations)
         state = self._live_state()
+        if not self.service.has_model:
+            raise RequestError(409, f"no model plays {self.game.name} here: a hint needs one")
         with self.service.search_lock:
             analysis = self._analyze(state, simulations)
         self.search = Search("hint", len(self.moves), simulations, analysis)
@@ -388,6 +454,7 @@ class GameSession:
             "start_ply": self.start_length,
             "to_move": None if over else to_move,
             "seats": list(self.seats),
+            "opponent": self.opponent_name,
             "seat_names": [self.seat_name(0), self.seat_name(1)],
             "turn": None if over else self.seats[to_move],
             "view_side": self.view_side,
@@ -461,19 +528,25 @@ class GameSession:
         }
 
 
-def new_game_request(service: ModelService, seats: list[str] | None, moves: str | None) -> tuple[tuple[str, str], list[int]]:
-    """Check a new game's ``seats`` and ``moves`` (None: the service's defaults), changing nothing.
+def new_game_request(
+    service: ModelService, seats: list[str] | None, moves: str | None, opponent: str | None = None
+) -> tuple[tuple[str, str], list[int], str]:
+    """Check a new game's ``seats``, ``moves`` and ``opponent`` (None: the service's defaults; with
+    an opponent named and no seats, the seats are human and opponent), changing nothing.
 
     Returns:
-        ``(seats, events)``: the two seats and the start position's events (``Game.parse_moves``).
+        ``(seats, events, opponent)``: the two seats, the start position's events
+        (``Game.parse_moves``) and the opponent's spec text.
 
     Raises:
-        RequestError: 400 for seats other than two of ``ModelService.seat_kinds``, or a move string
-            longer than any game's (``arena.game_text.move_text_limit``) or that does not parse (the
-            game's message names the move).
+        RequestError: 400 for an opponent the game does not offer (``ModelService.check_opponent``),
+            seats other than two of ``ModelService.seat_kinds``, or a move string longer than any
+            game's (``arena.game_text.move_text_limit``) or that does not parse (the game's message
+            names the move).
     """
+    opponent_text = service.default_opponent if opponent is None else service.check_opponent(opponent)
     if seats is None:
-        seats = list(service.default_seats)
+        seats = list(service.default_seats) if opponent is None else [HUMAN, OPPONENT]
     kinds = service.seat_kinds
     if len(seats) != 2 or any(seat not in kinds for seat in seats):
         raise RequestError(400, f"seats: expected two of {list(kinds)}, got {seats!r}"[:300])
@@ -483,7 +556,64 @@ def new_game_request(service: ModelService, seats: list[str] | None, moves: str 
     except ValueError as error:
         message = str(error)
         raise RequestError(400, message if message.startswith("moves: ") else f"moves: {message}") from None
-    return (seats[0], seats[1]), events
+    return (seats[0], seats[1]), events, opponent_text
+
+
+class Catalogue:
+    """The games one server offers: a ``ModelService`` per game, by name, and the default game.
+
+    Every service shares the catalogue's ``search_lock`` (one search at a time in the process) and
+    ``stopping`` event.
+
+    Raises:
+        ValueError: for no services, a service whose game's name differs from its key, or a
+            default game that is not among them.
+    """
+
+    def __init__(self, services: dict[str, ModelService], default_game: str) -> None:
+        if not services:
+            raise ValueError("expected at least one game to serve, got none")
+        for name, service in services.items():
+            if service.game.name != name:
+                raise ValueError(f"service {name!r}: expected the game {name!r}, got {service.game.name!r}")
+        if default_game not in services:
+            raise ValueError(f"default game: expected one of {list(services)}, got {default_game!r}")
+        self.services = dict(services)
+        self.default_game = default_game
+        self.search_lock = threading.Lock()
+        self.stopping = threading.Event()
+        for service in self.services.values():
+            service.search_lock = self.search_lock
+            service.stopping = self.stopping
+
+    @classmethod
+    def of(cls, service: ModelService | Catalogue) -> Catalogue:
+        """``service`` itself if a catalogue, else a catalogue of its one game."""
+        if isinstance(service, Catalogue):
+            return service
+        catalogue = cls({service.game.name: service}, service.game.name)
+        return catalogue
+
+    @property
+    def default(self) -> ModelService:
+        return self.services[self.default_game]
+
+    def service(self, name: str | None) -> ModelService:
+        """The service of the game ``name`` (None: the default game).
+
+        Raises:
+            RequestError: 400 for a game not served here (the message lists those that are).
+        """
+        if name is None:
+            return self.default
+        found = self.services.get(name)
+        if found is None:
+            raise RequestError(400, f"game: expected one of {list(self.services)}, got {name!r}"[:300])
+        return found
+
+    def games(self) -> dict:
+        """Every game with its model and opponents (JSON-ready; ``ModelService.info`` per game)."""
+        return {"default": self.default_game, "games": [service.info() for service in self.services.values()]}
 
 
 class SessionStore:
@@ -499,13 +629,15 @@ class SessionStore:
     """
 
     def __init__(
-        self, service: ModelService, max_sessions: int = 256, max_per_client: int = MAX_SESSIONS_PER_CLIENT
+        self, service: ModelService | Catalogue, max_sessions: int = 256,
+        max_per_client: int = MAX_SESSIONS_PER_CLIENT,
     ) -> None:
         if max_sessions < 1:
             raise ValueError(f"max_sessions must be >= 1, got {max_sessions}")
         if max_per_client < 1:
             raise ValueError(f"max_per_client must be >= 1, got {max_per_client}")
-        self.service = service
+        self.catalogue = Catalogue.of(service)
+        self.service = self.catalogue.default
         self.max_sessions = max_sessions
         self.max_per_client = max_per_client
         self._sessions: OrderedDict[str, GameSession] = OrderedDict()
@@ -520,16 +652,22 @@ class SessionStore:
         with self._lock:
             return sum(session.client == client for session in self._sessions.values())
 
-    def create(self, client: str = "", seats: list[str] | None = None, moves: str | None = None) -> GameSession:
-        """A new session of ``client`` (its address) with a new game (as ``GameSession.new_game``),
-        stored only once the request is known to be good.
+    def create(
+        self, client: str = "", seats: list[str] | None = None, moves: str | None = None,
+        game: str | None = None, opponent: str | None = None,
+    ) -> GameSession:
+        """A new session of ``client`` (its address) with a new game of ``game`` (None: the default
+        game) against ``opponent`` (as ``GameSession.new_game``), stored only once the request is
+        known to be good.
 
         Raises:
-            RequestError: 400 as ``new_game_request`` (nothing stored); 429 when ``client`` already
-                holds ``max_per_client`` sessions.
+            RequestError: 400 for a game not served (``Catalogue.service``) or as
+                ``new_game_request`` (nothing stored); 429 when ``client`` already holds
+                ``max_per_client`` sessions.
         """
         self._check_cap(client)
-        session = GameSession(secrets.token_urlsafe(12), self.service, seats, moves, client=client)
+        service = self.catalogue.service(game)
+        session = GameSession(secrets.token_urlsafe(12), service, seats, moves, client=client, opponent=opponent)
         with self._lock:
             self._check_cap_locked(client)  # another request of the client may have stored one meanwhile
             self._sessions[session.id] = session

@@ -7,7 +7,8 @@ const COLORS = { 0: "var(--x)", 1: "var(--o)" };
 const MAX_TABLE_MOVES = 8;  // columns of the search table
 const BUDGETS = [0, 10, 25, 50, 100, 200, 400, 800, 1600, 3200, 6400, 12800, 25600, 51200, 100000];
 
-let info = null;      // GET /api/info
+let catalogue = null; // GET /api/games: every game served, with its model and opponents
+let info = null;      // the entry of catalogue.games for the game now played
 let game = null;      // the last answer about our session
 let chain = Promise.resolve();  // requests run one after another
 let inFlight = null;  // the request now running: "advance", "hint", ...
@@ -41,7 +42,8 @@ async function request(method, path, body) {
   return data;
 }
 
-function storageKey() { return `tabula-rasa-session:${info.game}`; }
+function storageKey() { return "tabula-rasa-session"; }
+const entryOf = (name) => catalogue.games.find((g) => g.game === name);
 
 // Run `task` after every earlier one; errors are shown, never thrown at the user.
 function enqueue(task) {
@@ -54,7 +56,7 @@ function showError(error) {
   if (error && error.status === 404) {  // the server forgot our session (restart): start a new one
     sessionStorage.removeItem(storageKey());
     // a refused new session (429: this address holds too many) is shown, and the queue goes on
-    return createSession().catch((failure) => { $("message").textContent = failure.message; });
+    return createSession({ game: info.game }).catch((failure) => { $("message").textContent = failure.message; });
   }
 }
 
@@ -110,8 +112,89 @@ function seatsChosen() { return [$("seat-0").value, $("seat-1").value]; }
 function newGame(moves) {
   enqueue(async () => {
     const body = { seats: seatsChosen() };
+    const opponent = opponentSpec();
+    if (opponent !== null) body.opponent = opponent;
     if (moves !== undefined) body.moves = moves;
     await call("new", body);
+  }).then(scheduleStep);
+}
+
+// ---------------------------------------------------------------------------------- the picker
+// The opponent select holds "model" (the game's model, a seat of its own) or the index of one of
+// the game's opponent choices; a choice with a setting (depth, simulations) shows its selector.
+function chosenOpponent() {
+  const value = $("opponent").value;
+  return value === "model" || value === "" ? null : info.opponents[Number(value)];
+}
+
+function opponentSpec() {
+  const choice = chosenOpponent();
+  if (choice === null) return null;
+  return choice.option === null ? choice.spec : `${choice.kind}:${choice.option}=${$("setting").value}`;
+}
+
+function showSetting(value) {
+  const choice = chosenOpponent();
+  const row = $("setting-row"), setting = $("setting");
+  row.hidden = !choice || choice.option === null;
+  if (row.hidden) return;
+  $("setting-name").textContent = choice.option === "sims" ? "simulations" : choice.option;
+  setting.replaceChildren();
+  for (const v of choice.values) html("option", { value: v }, setting).textContent = String(v);
+  setting.value = String(value !== undefined && choice.values.includes(Number(value)) ? value : choice.default);
+}
+
+// The pickers show the session's game and opponent.
+function showOpponent() {
+  $("game").value = game.game;
+  const select = $("opponent");
+  if (game.seats.includes("opponent")) {
+    const index = info.opponents.findIndex((c) => c.spec === game.opponent
+      || (c.option !== null && game.opponent.startsWith(`${c.kind}:${c.option}=`)));
+    if (index >= 0 && select.value !== String(index)) select.value = String(index);
+    const choice = info.opponents[index];
+    if (choice) showSetting(choice.option === null ? undefined : game.opponent.split("=").pop());
+  } else if (game.seats.includes("model")) {
+    select.value = "model";
+    showSetting();
+  }
+  for (const side of [0, 1]) {
+    const item = $(`seat-${side}`).querySelector('option[value="opponent"]');
+    if (item) item.textContent = game.opponent || "opponent";
+  }
+}
+
+// A new opponent takes every seat that is not the human's.
+function pickOpponent() {
+  showSetting();
+  const kind = chosenOpponent() === null ? "model" : "opponent";
+  for (const side of [0, 1]) if ($(`seat-${side}`).value !== "human") $(`seat-${side}`).value = kind;
+  newGame("");
+}
+
+// Another game: the human keeps their side; the other seat is the game's model, or its default
+// opponent when it has no model.
+function pickGame() {
+  const entry = entryOf($("game").value);
+  enqueue(async () => {
+    const human = seatsChosen().indexOf("human");
+    const side = human === -1 ? 0 : human;
+    const seats = ["", ""];
+    seats[side] = "human";
+    seats[1 - side] = entry.model ? "model" : "opponent";
+    const body = { game: entry.game, seats };
+    if (!entry.model) body.opponent = entry.default_opponent;
+    const previous = info;
+    info = entry;
+    setUpGame();
+    try {
+      await call("new", body);
+    } catch (error) {
+      info = previous;
+      setUpGame();
+      render();
+      throw error;
+    }
   }).then(scheduleStep);
 }
 
@@ -138,13 +221,14 @@ function render() {
   drawStatus();
   drawDice();
   drawSearch(game.search);
+  showOpponent();
   const moves = $("moves");
   if (document.activeElement !== moves) moves.value = game.moves;
   moves.dataset.moves = game.moves;
   $("seat-0").value = game.seats[0];
   $("seat-1").value = game.seats[1];
   $("undo").disabled = !game.can_undo;
-  $("hint").disabled = game.result !== null;
+  $("hint").disabled = game.result !== null || !info.model;
 }
 
 function drawStatus() {
@@ -382,27 +466,50 @@ function drawSearch(search) {
 }
 
 // ---------------------------------------------------------------------------------- set-up
-function setUpControls() {
+function showBudget() {
+  const n = simulations();
+  $("budget-label").textContent = n === 0 ? "Search: none (the network's policy alone)" : `Search: ${n} simulations per move`;
+  $("budget").dataset.sims = String(n);
+}
+
+// The controls that depend on the game: seats, opponents, the model's budget.
+function setUpGame() {
   const names = { human: "you", model: "model", opponent: info.opponent || "opponent" };
   for (const side of [0, 1]) {
     const select = $(`seat-${side}`);
+    select.replaceChildren();
     for (const kind of info.seat_kinds) html("option", { value: kind }, select).textContent = names[kind];
-    select.addEventListener("change", () => newGame(""));
   }
+  const opponent = $("opponent");
+  opponent.replaceChildren();
+  if (info.model) html("option", { value: "model" }, opponent).textContent = "the model";
+  info.opponents.forEach((choice, i) => { html("option", { value: i }, opponent).textContent = choice.label; });
+  showSetting();
   budgets = BUDGETS.filter((b) => b <= info.max_simulations);
   if (!budgets.includes(info.simulations)) budgets.push(info.simulations);
   budgets.sort((a, b) => a - b);
   const slider = $("budget");
   slider.max = String(budgets.length - 1);
   slider.value = String(budgets.indexOf(info.simulations));
-  const showBudget = () => {
-    const n = simulations();
-    $("budget-label").textContent = n === 0 ? "Search: none (the network's policy alone)" : `Search: ${n} simulations per move`;
-    slider.dataset.sims = String(n);
-  };
-  slider.addEventListener("input", showBudget);
   showBudget();
   $("show-analysis").checked = info.show_analysis;
+  $("model-card").hidden = !info.model;
+  $("hint").hidden = !info.model;
+  $("title").textContent = info.model ? `${info.game} · model ${info.model}` : `${info.game} · no model`;
+  document.title = `Tabula Rasa: ${info.game}`;
+}
+
+// The controls whose handlers stay the same for every game.
+function setUpControls() {
+  const picker = $("game");
+  for (const entry of catalogue.games) {
+    html("option", { value: entry.game }, picker).textContent = entry.model ? `${entry.game} (model)` : entry.game;
+  }
+  picker.addEventListener("change", pickGame);
+  $("opponent").addEventListener("change", pickOpponent);
+  $("setting").addEventListener("change", () => newGame(""));
+  for (const side of [0, 1]) $(`seat-${side}`).addEventListener("change", () => newGame(""));
+  $("budget").addEventListener("input", showBudget);
   $("show-analysis").addEventListener("change", render);
   $("autoplay").addEventListener("change", scheduleStep);
   $("new-game").addEventListener("click", () => newGame(""));
@@ -433,20 +540,24 @@ function setUpControls() {
 
 async function start() {
   try {
-    info = await request("GET", "/api/info");
-    $("title").textContent = `${info.game} against ${info.model}`;
-    document.title = `Tabula Rasa: ${info.game}`;
+    catalogue = await request("GET", "/api/games");
     setUpControls();
+    // ?game=NAME opens on that game; else a reload keeps the tab's game
+    const wanted = new URLSearchParams(window.location.search).get("game");
     const saved = sessionStorage.getItem(storageKey());
     if (saved) {
       try {
-        game = await request("GET", `/api/sessions/${saved}`);
-        render();
+        const found = await request("GET", `/api/sessions/${saved}`);
+        if (!wanted || found.game === wanted) game = found;
       } catch (error) {
         sessionStorage.removeItem(storageKey());
       }
     }
-    if (!game) await createSession({});
+    const name = game ? game.game : (wanted && entryOf(wanted) ? wanted : catalogue.default);
+    info = entryOf(name);
+    setUpGame();
+    if (game) render();
+    else await createSession({ game: name });
     scheduleStep();
   } catch (error) {
     $("status").textContent = error && error.status ? "No game." : "Cannot reach the server.";
