@@ -143,7 +143,11 @@ class TrainerSchema:
     validation_every: int = 0  # k > 0: games whose id is a multiple of k are held out, validation/* losses
     replay_ratio: float = 4.0  # at most this many training samples per new self-play position
     batches_per_fetch: int = 4
-    checkpoint_every_steps: int = 500
+    # a checkpoint (weights, optimiser, the replay buffer's file) every N minutes of wall clock,
+    # and/or every N optimiser steps, whichever comes first; null turns either off
+    # (trainer/schedule.py checkpoint_due; the disk written per hour: docs/reliability.md)
+    checkpoint_every_minutes: Optional[float] = 5.0
+    checkpoint_every_steps: Optional[int] = None
     keep_checkpoints: int = 3
     publish_every_steps: int = 100  # new weights to self-play (gating off) or to the arena (gating on)
     device: str = _LEARNER.device
@@ -577,9 +581,15 @@ def validate(config: TrainSchema) -> None:
     tr = config.trainer
     for key in (
         "batch_size", "learning_rate", "replay_capacity", "replay_ratio", "batches_per_fetch",
-        "checkpoint_every_steps", "keep_checkpoints", "publish_every_steps", "grad_clip", "torch_threads",
+        "checkpoint_every_steps", "checkpoint_every_minutes", "keep_checkpoints", "publish_every_steps",
+        "grad_clip", "torch_threads",
     ):
         _positive(errors, f"trainer.{key}", getattr(tr, key))
+    if tr.checkpoint_every_steps is None and tr.checkpoint_every_minutes is None:
+        errors.append(
+            "trainer.checkpoint_every_minutes: expected a number > 0 (or trainer.checkpoint_every_steps), "
+            "got null for both: the run would never write a checkpoint"
+        )
     _positive(errors, "trainer.weight_decay", tr.weight_decay, allow_zero=True)
     _positive(errors, "trainer.replay_window_growth_start", tr.replay_window_growth_start)
     _positive(errors, "trainer.min_replay_positions", tr.min_replay_positions, allow_zero=True)

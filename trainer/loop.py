@@ -137,6 +137,7 @@ class TrainingRun:
         self.buffer_stats = {"games_added": 0, "positions_added": 0, "size": 0, "rejected_games": 0}
         self.last_checkpoint_step: int | None = None  # the step of the newest checkpoint on disk
         self.started = time.monotonic()
+        self.last_checkpoint_time = self.started  # monotonic seconds: the newest checkpoint, or the start
         self.stopped_by = "running"
         self.stop = StopRequest()  # set by SIGINT or SIGTERM, polled by the loop (trainer/signals.py)
 
@@ -290,7 +291,10 @@ class TrainingRun:
     def _after_step(self, metrics: dict) -> None:
         step = self.learner.steps
         self.report.writer.scalars({f"train/{k}": v for k, v in metrics.items() if isinstance(v, (int, float))}, step)
-        actions = self.schedule.after_step(step, gate_in_flight=self.gate_inflight is not None)
+        actions = self.schedule.after_step(
+            step, gate_in_flight=self.gate_inflight is not None,
+            seconds_since_checkpoint=time.monotonic() - self.last_checkpoint_time,
+        )
         if actions.publish and self.learner.weights_finite():
             self._set_best(self._snapshot_numpy(), step)
         if actions.gate:
@@ -478,6 +482,7 @@ class TrainingRun:
             keep_last=self.config.trainer.keep_checkpoints,
         )
         self.last_checkpoint_step = self.learner.steps
+        self.last_checkpoint_time = time.monotonic()
         if not self.config.arena.gating or not (self.run_dir / "best" / "model.onnx").exists():
             self._write_best()
 
@@ -529,7 +534,7 @@ class TrainingRun:
 
     def run(self) -> RunSummary:
         run = self.config.run
-        self.started = time.monotonic()
+        self.started = self.last_checkpoint_time = time.monotonic()
         self.stopped_by = "running"
         saved_config = self.run_dir / "config.json"
         if self.config.resume and saved_config.is_file():  # before Ray starts
