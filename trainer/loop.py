@@ -36,7 +36,7 @@ from arena.rating import RatingPlan
 from games.atomic import atomic_write_json
 from networks import build_network
 from trainer import checkpoint as ckpt
-from trainer.actors import GatingActor, ReplayBufferActor, SelfPlayActor, start_ray
+from trainer.actors import GatingActor, ReplayBufferActor, SelfPlayActor, actor_seed, start_ray
 from trainer.best_model import write_best
 from trainer.config import (
     TrainSchema,
@@ -185,15 +185,30 @@ class TrainingRun:
             self.buffer, **self._worker_kwargs(self.counters.actor_incarnations)
         )
 
-    def _create_actors(self) -> None:
+    def _restore_then_create_actors(self, loaded) -> int:
+        """Restore the checkpoint ``loaded`` (None: a new run), then start the buffer, self-play and
+        arena actors; returns the step the run continues from (0 for a new run).
+
+        The order is the rule: the counters come back before any actor exists, because each actor
+        takes its incarnation number from them (game-id block and random stream of a self-play
+        worker, ``selfplay.worker.GAME_ID_BLOCK``; the arena's seed, ``trainer.actors.actor_seed``).
+        Actors created first would reuse the interrupted run's numbers: game ids already in the
+        restored buffer, and the same openings and root noise again.
+        """
+        self._set_best(self._snapshot_numpy(), 0)
+        resumed_from = self._restore(loaded)
         tr = self.config.trainer
         self.buffer = ReplayBufferActor.options(num_cpus=0).remote(
             self.game.name, tr.replay_capacity, tr.min_replay_positions, self.config.run.seed,
             tr.replay_window_growth_start, tr.validation_every,
         )
+        if loaded is not None:
+            ray.get(self.buffer.load_state_dict.remote(loaded.buffer_state()))
+            self.buffer_stats = ray.get(self.buffer.stats.remote())
         self.workers = [self._new_worker() for _ in range(self.config.selfplay.num_actors)]
         self.worker_versions = [-1] * len(self.workers)
-        self.gater = self._new_arena_actor(seed=self.config.run.seed)
+        self.gater = self._new_arena_actor()
+        return resumed_from
 
     # ------------------------------------------------------------------ weights
     def _set_best(self, weights: dict, version: int) -> None:
@@ -344,7 +359,7 @@ class TrainingRun:
                 f"the arena actor died at step {self.learner.steps}; its gating match is dropped and a new "
                 "arena actor starts (the run goes on)"
             )
-            self.gater = self._new_arena_actor(seed=self.config.run.seed + self.counters.gates + 1)
+            self.gater = self._new_arena_actor()
             return
         self.gate_inflight = None
         self.counters.gates += 1
@@ -377,15 +392,18 @@ class TrainingRun:
         gate = self.gate_config
         return gate.num_games if gate.rule == "fixed" else gate.sprt.max_games
 
-    def _new_arena_actor(self, seed: int):
-        """The arena actor: gating matches and mistake rates against perfect play."""
+    def _new_arena_actor(self):
+        """A new arena actor (gating matches and mistake rates against perfect play), seeded by its
+        incarnation number (``trainer.actors.actor_seed``)."""
         ar = self.config.arena
+        self.counters.arena_incarnations += 1
         return GatingActor.options(num_cpus=ar.num_cpus).remote(
             game_name=self.game.name,
             network_config=self.network_config,
             search_config=self.arena_search,
             num_games=ar.num_games, threshold=ar.threshold, opening_random_plies=ar.opening_random_plies,
-            seed=seed, extra_labelled_sets=tuple(ar.extra_labelled_sets), inference=ar.inference,
+            seed=actor_seed(self.config.run.seed, self.counters.arena_incarnations),
+            extra_labelled_sets=tuple(ar.extra_labelled_sets), inference=ar.inference,
             gate=self.gate_config,
             rating=RatingPlan(tuple(ar.rating_pool), ar.rating_games) if ar.rating else None,
         )
@@ -509,17 +527,19 @@ class TrainingRun:
         return loaded
 
     def _restore(self, loaded) -> int:
+        """Learner, counters and best weights from the checkpoint ``loaded`` (the buffer actor's
+        contents are loaded by :meth:`_restore_then_create_actors`); the step restored, 0 if none."""
         if loaded is None:
             return 0
         ckpt.restore_checkpoint(loaded, self.learner, game=self.game, network_config=self.network_config)
         self.counters = RunCounters.from_dict(loaded.counters)
+        if "arena_incarnations" not in loaded.counters:  # a checkpoint from before the counter existed
+            self.counters.arena_incarnations = 1 + self.counters.gating_restarts
         extra = loaded.extra
         self._set_best({k: v.numpy() for k, v in extra["best_weights"].items()}, self.counters.best_version)
         self.last_gate = extra.get("last_gate", "-")
         self.report.sample_counts = dict(extra.get("sample_counts", {}))
         self.regate = bool(extra.get("gate_in_flight", False)) and self.config.arena.gating
-        ray.get(self.buffer.load_state_dict.remote(loaded.buffer_state()))
-        self.buffer_stats = ray.get(self.buffer.stats.remote())
         self.last_checkpoint_step = self.learner.steps
         return self.learner.steps
 
@@ -548,9 +568,7 @@ class TrainingRun:
         self._start_ray()
         old_handlers = install_stop_handlers(self.stop)  # after Ray, whose driver installs its own
         try:
-            self._create_actors()
-            self._set_best(self._snapshot_numpy(), 0)
-            resumed_from = self._restore(loaded)
+            resumed_from = self._restore_then_create_actors(loaded)
             del loaded
             atomic_write_json(self.run_dir / "config.json", self.config_dict)
             nodes = ray.get([worker.node_id.remote() for worker in self.workers])
