@@ -112,6 +112,9 @@ class SelfPlaySchema:
     full_search_probability: float = 1.0
     cheap_simulations: int = 16
     value_target: str = "z"  # z (outcome) | q (root search value) | mix ((z + q) / 2)
+    # K: batches draw only positions searched by one of the last K + 1 best versions (K promotions
+    # behind at most; with gating off, publishes), filtered when sampling (selfplay/replay_buffer.py); null: all
+    max_generations_behind: Optional[int] = None
     eval_cache_size: int = 0  # slots of each actor's evaluation cache (selfplay/eval_cache.py); 0: off
     # actor network runtime: onnx (ONNX Runtime on the CPU, re-exported for each new set of weights;
     # about 2.8x the self-play positions per CPU second of torch: docs/results/learning_efficiency.md) | torch
@@ -572,6 +575,7 @@ def validate(config: TrainSchema) -> None:
     if sp.value_target not in ("z", "q", "mix"):
         errors.append(f"selfplay.value_target: expected one of ['z', 'q', 'mix'], got {sp.value_target!r}")
     _positive(errors, "selfplay.eval_cache_size", sp.eval_cache_size, allow_zero=True)
+    _positive(errors, "selfplay.max_generations_behind", sp.max_generations_behind, allow_zero=True)
     if sp.inference not in INFERENCE_RUNTIMES:
         errors.append(f"selfplay.inference: expected one of {list(INFERENCE_RUNTIMES)}, got {sp.inference!r}")
     elif sp.inference == "onnx" and sp.device == "cuda":

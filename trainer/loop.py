@@ -134,7 +134,10 @@ class TrainingRun:
         self.last_metrics: dict = {}
         self.last_mistake_rates: dict = {}
         self.accuracy_measured_version: int | None = None  # the best version last_mistake_rates are of
-        self.buffer_stats = {"games_added": 0, "positions_added": 0, "size": 0, "rejected_games": 0}
+        self.buffer_stats = {
+            "games_added": 0, "positions_added": 0, "size": 0, "sampleable": 0, "rejected_games": 0,
+            "age_versions_mean": None, "age_versions_max": None,
+        }
         self.last_checkpoint_step: int | None = None  # the step of the newest checkpoint on disk
         self.started = time.monotonic()
         self.last_checkpoint_time = self.started  # monotonic seconds: the newest checkpoint, or the start
@@ -201,10 +204,12 @@ class TrainingRun:
         self.buffer = ReplayBufferActor.options(num_cpus=0).remote(
             self.game.name, tr.replay_capacity, tr.min_replay_positions, self.config.run.seed,
             tr.replay_window_growth_start, tr.validation_every,
+            max_generations_behind=self.config.selfplay.max_generations_behind,
         )
         if loaded is not None:
             ray.get(self.buffer.load_state_dict.remote(loaded.buffer_state()))
-            self.buffer_stats = ray.get(self.buffer.stats.remote())
+        self.buffer.note_best_version.remote(self.counters.best_version)
+        self.buffer_stats = ray.get(self.buffer.stats.remote())
         self.workers = [self._new_worker() for _ in range(self.config.selfplay.num_actors)]
         self.worker_versions = [-1] * len(self.workers)
         self.gater = self._new_arena_actor()
@@ -215,6 +220,8 @@ class TrainingRun:
         self.best_weights = {name: np.array(value) for name, value in weights.items()}
         self.counters.best_version = int(version)
         self.best_ref = ray.put(self.best_weights)
+        if self.buffer is not None:  # the buffer ages its positions by the best versions (none yet at start-up)
+            self.buffer.note_best_version.remote(int(version))
 
     def _snapshot_numpy(self) -> dict:
         return {name: tensor.numpy() for name, tensor in self.learner.snapshot().items()}
@@ -270,7 +277,7 @@ class TrainingRun:
     def _train_some(self) -> bool:
         """Train on the batches the schedule allows now (at most ``batches_per_fetch``); True if it did."""
         want = self.schedule.batches_to_fetch(
-            self.learner.samples_trained, self.buffer_stats["positions_added"], self.buffer_stats["size"]
+            self.learner.samples_trained, self.buffer_stats["positions_added"], self.buffer_stats["sampleable"]
         )
         try:
             if want >= 1:
