@@ -644,6 +644,27 @@ class ReplayBuffer:
         )
 
 
+def repeated_game_ids(game_ids: np.ndarray) -> np.ndarray:
+    """Game ids used by more than one game, from the game ids of stored positions in insertion
+    order (``state_dict()["train/game_ids"]``, oldest first).
+
+    Whole games go in at once, so one game's positions are consecutive; an id that appears in two
+    separate runs of positions belongs to two games (a worker that restarted its id block, say).
+
+    Args:
+        game_ids: ``[N]`` int, one per position, oldest first.
+
+    Returns:
+        ``[R]`` int64, the sorted repeated ids (empty when every game has its own id).
+    """
+    game_ids = np.asarray(game_ids, dtype=np.int64).reshape(-1)
+    if game_ids.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.concatenate([[True], game_ids[1:] != game_ids[:-1]])
+    ids, runs = np.unique(game_ids[starts], return_counts=True)
+    return ids[runs > 1]
+
+
 def _check_int(name: str, value, minimum: int) -> None:
     check_int(name, value, minimum)
 

@@ -140,3 +140,4 @@ def test_a_record_with_bad_versions_is_rejected_naming_the_field():
         ReplayBuffer(100, TICTACTOE).add_game(
             dataclasses.replace(record, model_versions=np.array([0, 0, -3, 0, 0], np.int64))
         )
+
