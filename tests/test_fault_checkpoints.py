@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 import torch
 from helpers_train import TINY_TRAIN, run_train
+from test_checkpoint import damage_entry
 
 from trainer import checkpoint as ckpt
 
@@ -78,6 +79,18 @@ def test_truncated_newest_checkpoint_falls_back_to_the_previous_one(finished_run
     assert after.counters["games"] >= before.counters["games"]
     # the resumed run wrote a readable step-20 checkpoint over the damaged one
     assert ckpt.load_checkpoint(newest).step == 20
+
+
+def test_a_damaged_buffer_entry_falls_back_to_the_previous_checkpoint(finished_run, tmp_path):
+    run_dir = copy_of(finished_run, tmp_path)
+    damage_entry(ckpt.buffer_file(run_dir, 20), "train/observations.npy")  # the zip directory still reads
+    code, output = train(f"hydra.run.dir={run_dir}", f"resume={run_dir}", "run.max_steps=21")
+    assert code == 0, output[-3000:]
+    assert "Traceback" not in output and "not a readable replay buffer file" not in output
+    assert "warning: skipping unreadable checkpoint" in output and "ckpt_00000020.pt" in output
+    assert "entry 'train/observations.npy' is damaged" in output
+    assert f"resumed {run_dir} at step 10" in output
+    assert ckpt.load_latest_checkpoint(run_dir).step == 21
 
 
 def test_no_readable_checkpoint_stops_before_ray_and_runs_no_code(finished_run, tmp_path):
