@@ -203,7 +203,9 @@ class ReplayBuffer:
 
     Args:
         capacity_positions: positions the training ring holds, >= 1 (its memory is allocated now:
-            ``capacity * (C*H*W + 2*A + 2) * 4`` bytes, roughly).
+            ``capacity * (4*C*H*W + 5*A + 24)`` bytes: float32 observation, bool legal mask, float32
+            policy, value and policy weight, int64 game id and weights version; the buffer file holds
+            the same bytes per stored position).
         game: the game whose records are stored; fixes observation shape, actions, symmetries.
         seed: seeds the buffer's own ``numpy.random.Generator``, used by :meth:`sample` when no
             generator is passed; its state is part of :meth:`state_dict`.
