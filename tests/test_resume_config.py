@@ -51,7 +51,7 @@ def test_a_group_choice_names_only_the_keys_of_its_own_file():
 def test_a_group_file_built_on_its_default_names_the_default_keys_too():
     # configs/trainer/tictactoe.yaml lists `default` in its defaults and sets 7 keys of its own
     trainer_keys = option_keys("trainer", "default")
-    assert len(trainer_keys) == 23 and "trainer.grad_clip" in trainer_keys
+    assert len(trainer_keys) == 24 and "trainer.grad_clip" in trainer_keys
     assert named_keys(["trainer=tictactoe"]) == trainer_keys
     assert named_keys(["arena=pig"]) == option_keys("arena", "default")
 
