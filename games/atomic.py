@@ -9,6 +9,11 @@ the rename (an exception, Ctrl-C), the temporary file is removed and the old fil
 It sits in ``games``, the lowest package, so that every layer writes files the same way: trainer
 checkpoints and model files (``networks/checkpoint.py``, which adds the torch writer), replay-buffer
 snapshots, arena results, Pons' label caches (``arena/positions/pons.py``). Standard library only.
+
+Permissions. ``tempfile.mkstemp`` creates its file with mode 0600 whatever the umask; the written
+file gets ``0o666 & ~umask`` instead, the mode ``open(path, "w")`` would give a new file (0644
+under the usual umask 022, 0640 under 027), so teammates, a web server's user or a group share can
+read models and checkpoints exactly as the user's umask allows.
 """
 
 from __future__ import annotations
@@ -34,12 +39,36 @@ def _fsync_directory(folder: Path) -> None:
         os.close(descriptor)
 
 
+#: the mode of a new file before the umask applies (as ``open(path, "w")`` and ``touch`` use)
+NEW_FILE_MODE = 0o666
+
+
+def current_umask() -> int:
+    """The process's umask, e.g. ``0o022``.
+
+    Read from ``/proc/self/status`` where Linux provides it (no change to the process); elsewhere
+    read by setting it and putting it back at once.
+    """
+    try:
+        with open("/proc/self/status") as handle:
+            for line in handle:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(path: str | os.PathLike, write_fn: Callable[[BinaryIO], None]) -> Path:
     """Write a file atomically by calling ``write_fn(binary_file)``.
 
     Args:
         path: destination; its folder must exist.
         write_fn: writes the whole content to the open binary file it is given.
+
+    The file gets mode ``0o666 & ~umask`` (module docstring).
 
     Returns:
         The destination as a ``Path``.
@@ -54,6 +83,7 @@ def atomic_write(path: str | os.PathLike, write_fn: Callable[[BinaryIO], None]) 
         raise FileNotFoundError(f"cannot write {path}: folder {folder} does not exist")
     descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
+        os.chmod(temporary, NEW_FILE_MODE & ~current_umask())  # mkstemp's 0600 would stay otherwise
         with os.fdopen(descriptor, "wb") as handle:
             write_fn(handle)
             handle.flush()

@@ -10,11 +10,26 @@ end the run gets SIGINT (it writes a checkpoint and stops), SIGKILL if it has no
 later.
 
 Growth is reported per role and in total, from the first sample after ``--warmup`` minutes to the
-last sample (our bar: under 10%). Prints one JSON object::
+last sample, and as the largest sample after the warm-up against that first one (our bar: under
+10% for the total resident memory; the object store, a fraction of a MiB, within 10% or 1 MiB).
+
+With ``--kill-every MIN MAX`` the run also gets ``kill -9`` (SIGKILL to its whole session) at a
+seeded random moment every MIN to MAX minutes and is resumed (``train resume=RUN``) at once. At
+the end the script checks, on the run's own files, that every resume continued:
+
+* no repeated game id in the final buffer (``selfplay.replay_buffer.repeated_game_ids`` on the
+  newest checkpoint's buffer file: an id in two separate runs of positions is two games);
+* counters monotone: every checkpoint seen during the soak has step, games, positions, gates,
+  promotions and the actor incarnations at least those of the one seen before;
+* TensorBoard steps unique: every ``train/`` scalar has each step once, read as TensorBoard reads
+  the folder (``EventAccumulator``; a resume's ``purge_step`` drops re-logged steps).
+
+Prints one JSON object; the exit status is 0 when the memory bar and every check hold::
 
     .venv/bin/python scripts/soak.py                       # 30 minutes, tic-tac-toe
     .venv/bin/python scripts/soak.py --minutes 10 --warmup 3 --run-dir /tmp/soak
     .venv/bin/python scripts/soak.py --minutes 5 -- game=connect4 selfplay.games_per_actor=16
+    .venv/bin/python scripts/soak.py --minutes 120 --warmup 30 --kill-every 10 20 -- game=connect4
 """
 
 from __future__ import annotations
@@ -22,14 +37,25 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+#: counters that never go back from one checkpoint to the next, resumes included
+MONOTONE_COUNTERS = (
+    "step", "games", "positions", "gates", "promotions", "actor_incarnations", "arena_incarnations",
+)
+#: the object store's growth passes while under this many MiB, whatever its relative size
+OBJECT_STORE_SLACK_MIB = 1.0
 
 #: roles by the start of a process's command line (Ray names actor processes ``ray::Class``)
 ROLES = (
@@ -98,7 +124,8 @@ def session_memory(session_id: int, driver_pid: int) -> dict:
 
 
 def progress(run_dir: Path) -> dict:
-    """Step and games of the newest checkpoint (read cheaply: file name and counters)."""
+    """Step and counters of the newest checkpoint (read cheaply: file name and counters), with the
+    checkpoint's file name as ``checkpoint``."""
     latest = run_dir / "checkpoints" / "latest"
     if not latest.is_file():
         return {"step": 0, "games": 0}
@@ -107,28 +134,147 @@ def progress(run_dir: Path) -> dict:
 
         name = latest.read_text().strip()
         payload = torch.load(run_dir / "checkpoints" / name, map_location="cpu", weights_only=True)
-        return {"step": int(payload["step"]), "games": int(payload["counters"]["games"])}
+        counters = {key: int(value) for key, value in payload["counters"].items()}
+        return {"checkpoint": name, **counters, "step": int(payload["step"])}
     except Exception as error:  # noqa: BLE001 - a checkpoint being replaced right now: report, do not stop
         return {"step": None, "games": None, "error": f"{type(error).__name__}"}
 
 
-def growth(samples: list[dict], warmup_s: float) -> dict:
-    """Relative growth per role, total and object store, from the first sample at or after the
-    warm-up to the last one."""
+def counter_regressions(history: list[dict]) -> list[str]:
+    """Counters that went back between consecutive checkpoints of ``history`` (dicts of
+    ``progress``, in the order seen); a key one of the two lacks is not compared."""
+    problems = []
+    for before, after in zip(history, history[1:]):
+        for key in MONOTONE_COUNTERS:
+            if key in before and key in after and after[key] < before[key]:
+                problems.append(
+                    f"{key} went back from {before[key]} ({before.get('checkpoint')}) to {after[key]} "
+                    f"({after.get('checkpoint')})"
+                )
+    return problems
+
+
+def duplicate_steps(steps_by_tag: dict[str, list[int]], prefix: str = "train/") -> dict[str, list[int]]:
+    """For each tag starting with ``prefix``, the steps that appear more than once (sorted); tags
+    with unique steps are left out. (Self-play tags are logged at the learner's step every 30 s and
+    repeat a step while no optimiser step is taken, so only ``train/`` tags must be unique.)"""
+    found = {}
+    for tag, steps in sorted(steps_by_tag.items()):
+        if not tag.startswith(prefix):
+            continue
+        seen, repeated = set(), set()
+        for step in steps:
+            (repeated if step in seen else seen).add(int(step))
+        if repeated:
+            found[tag] = sorted(repeated)
+    return found
+
+
+def tensorboard_steps(run_dir: Path) -> dict[str, list[int]]:
+    """Steps of every scalar tag as TensorBoard shows them (all event files of the folder)."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    folder = run_dir / "tensorboard"
+    if not folder.is_dir():
+        return {}
+    accumulator = EventAccumulator(str(folder), size_guidance={"scalars": 0})
+    accumulator.Reload()
+    return {tag: [event.step for event in accumulator.Scalars(tag)] for tag in accumulator.Tags()["scalars"]}
+
+
+def final_buffer_repeats(run_dir: Path) -> dict:
+    """Repeated game ids (``selfplay.replay_buffer.repeated_game_ids``) in each split of the newest
+    readable checkpoint's buffer, with that checkpoint's step and any checkpoint skipped as unreadable."""
+    from selfplay.replay_buffer import repeated_game_ids
+    from trainer import checkpoint as ckpt
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        latest = ckpt.load_latest_checkpoint(run_dir)
+    state = latest.buffer_state() or {}
+    return {
+        "step": latest.step,
+        "skipped": [str(w.message)[:300] for w in caught if "skipping unreadable checkpoint" in str(w.message)],
+        "positions": {split: int(len(state.get(f"{split}/game_ids", []))) for split in ("train", "validation")},
+        "repeated": {
+            split: repeated_game_ids(state[f"{split}/game_ids"]).tolist()[:20]
+            for split in ("train", "validation")
+            if f"{split}/game_ids" in state
+        },
+    }
+
+
+def kill_session(process: subprocess.Popen, timeout: float = 30.0) -> int:
+    """SIGKILL the process group of ``process`` and wait until no process of its session is left
+    (Ray's workers have their own process groups in the same session and exit once their raylet
+    is gone); those still there after ``timeout`` s are killed by pid. Returns how many were."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
+    deadline = time.monotonic() + timeout
+    while session_memory(process.pid, process.pid)["processes"] and time.monotonic() < deadline:
+        time.sleep(0.5)
+    strays = _session_pids(process.pid)
+    for pid in strays:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return len(strays)
+
+
+def _session_pids(session_id: int) -> list[int]:
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                stat = handle.read()
+            fields = stat[stat.rindex(")") + 2 :].split()
+            if int(fields[3]) == session_id and fields[0] not in ("Z", "X"):
+                pids.append(int(entry))
+        except (OSError, ValueError, IndexError):
+            continue
+    return pids
+
+
+def growth(samples: list[dict], warmup_s: float, reference_s: float = 600.0) -> dict:
+    """Memory growth after the warm-up.
+
+    ``total_rss``, ``object_store_shm`` and ``by_role``: from the first sample at or after the
+    warm-up to the last one. ``max_total_rss`` and ``max_object_store_shm_mib``: the highest sample
+    after the warm-up against the *level at the warm-up*, the highest sample of the
+    ``reference_s`` seconds up to it (the first sample after it if there is none). The level is a
+    maximum because a run that is killed and resumed drops to a fresh process's memory for a
+    minute or two at each resume; one sample taken in such a dip would make any later plateau
+    look like growth.
+    """
     after = [s for s in samples if s["t_s"] >= warmup_s]
     if len(after) < 2:
         return {"error": "not enough samples after the warm-up"}
     first, last = after[0], after[-1]
+    reference = [s for s in samples if warmup_s - reference_s <= s["t_s"] <= warmup_s] or [first]
 
     def change(a: float, b: float) -> float | None:
         return None if a <= 0 else round((b - a) / a, 4)
 
     roles = sorted(set(first["rss_mib"]) | set(last["rss_mib"]))
+    level_rss = max(s["total_rss_mib"] for s in reference)
+    level_store = max(s["object_store_shm_mib"] for s in reference)
+    highest_rss = max(s["total_rss_mib"] for s in after)
     return {
         "from_t_s": first["t_s"],
         "to_t_s": last["t_s"],
         "total_rss": change(first["total_rss_mib"], last["total_rss_mib"]),
         "object_store_shm": change(first["object_store_shm_mib"], last["object_store_shm_mib"]),
+        "level_at_warmup_total_rss_mib": level_rss,
+        "max_total_rss_mib_after_warmup": highest_rss,
+        "max_total_rss": change(level_rss, highest_rss),
+        "level_at_warmup_object_store_shm_mib": level_store,
+        "max_object_store_shm_mib": max(s["object_store_shm_mib"] for s in after),
         "by_role": {
             role: {
                 "from_mib": first["rss_mib"].get(role, 0.0),
@@ -137,8 +283,20 @@ def growth(samples: list[dict], warmup_s: float) -> dict:
             }
             for role in roles
         },
-        "max_total_rss_mib_after_warmup": max(s["total_rss_mib"] for s in after),
     }
+
+
+def within_bar(result: dict, bar: float) -> bool:
+    """The memory bar: the highest total resident memory after the warm-up is under ``1 + bar``
+    times its level at the warm-up, and the object store's highest is under ``1 + bar`` times its
+    level or less than ``OBJECT_STORE_SLACK_MIB`` above it (it holds a fraction of a MiB)."""
+    if "error" in result or result["max_total_rss"] is None:
+        return False
+    store_level, store_max = result["level_at_warmup_object_store_shm_mib"], result["max_object_store_shm_mib"]
+    store_ok = store_max - store_level < OBJECT_STORE_SLACK_MIB or (
+        store_level > 0 and store_max / store_level - 1 < bar
+    )
+    return result["max_total_rss"] < bar and store_ok
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -148,10 +306,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--interval", type=float, default=60.0, help="seconds between samples")
     parser.add_argument("--run-dir", type=Path, default=None, help="default: a new temporary folder")
     parser.add_argument("--bar", type=float, default=0.10, help="allowed total growth after warm-up")
+    parser.add_argument(
+        "--kill-every", type=float, nargs=2, metavar=("MIN", "MAX"), default=None,
+        help="kill -9 the run every MIN to MAX minutes (uniform, seeded) and resume it",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seeds the kill times")
     parser.add_argument("overrides", nargs="*", help="train overrides (default: game=tictactoe)")
     args = parser.parse_args(argv)
     if args.minutes <= 0 or args.interval <= 0 or not 0 <= args.warmup < args.minutes:
         parser.error("need --minutes > 0, --interval > 0 and 0 <= --warmup < --minutes")
+    if args.kill_every is not None and not 0 < args.kill_every[0] <= args.kill_every[1]:
+        parser.error(f"--kill-every: expected 0 < MIN <= MAX, got {args.kill_every}")
     run_dir = (args.run_dir or Path(tempfile.mkdtemp(prefix="soak-")) / "run").resolve()
     overrides = args.overrides or ["game=tictactoe"]
     command = [
@@ -166,49 +331,97 @@ def main(argv: list[str] | None = None) -> int:
     ]
     run_dir.parent.mkdir(parents=True, exist_ok=True)
     log_path = run_dir.parent / f"{run_dir.name}.log"
+    rng = random.Random(args.seed)
     samples: list[dict] = []
+    checkpoints: list[dict] = []  # the progress of each new checkpoint seen, in order
+    kills: list[dict] = []
+    strays = 0
+    early_exit = None
     start = time.monotonic()
+    end = start + args.minutes * 60
+
+    def next_kill(now: float) -> float | None:
+        return None if args.kill_every is None else now + rng.uniform(*args.kill_every) * 60
+
     with open(log_path, "w") as log:
-        process = subprocess.Popen(
-            command,
-            cwd=REPO_ROOT,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            env={**os.environ, "COLUMNS": "1000"},
-        )
-        try:
-            next_sample = start
-            while time.monotonic() - start < args.minutes * 60 and process.poll() is None:
-                time.sleep(max(0.0, next_sample - time.monotonic()))
-                sample = {
-                    "t_s": round(time.monotonic() - start, 1),
-                    **session_memory(process.pid, process.pid),
-                    **progress(run_dir),
-                }
-                samples.append(sample)
-                print(json.dumps(sample), file=sys.stderr, flush=True)
-                next_sample += args.interval
-            early_exit = process.poll()
-            if early_exit is None:
-                os.killpg(process.pid, signal.SIGINT)  # Ctrl-C: checkpoint, then stop
-                try:
-                    process.wait(timeout=60)
-                except subprocess.TimeoutExpired:
-                    os.killpg(process.pid, signal.SIGKILL)
-                    process.wait()
-        except BaseException:
-            os.killpg(process.pid, signal.SIGKILL)
-            raise
+        next_sample = start
+        resumed = False
+        while True:
+            process = subprocess.Popen(
+                command + ([f"resume={run_dir}"] if resumed else []),
+                cwd=REPO_ROOT,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                env={**os.environ, "COLUMNS": "1000"},
+            )
+            kill_at = next_kill(time.monotonic())
+            try:
+                while time.monotonic() < end and process.poll() is None:
+                    now = time.monotonic()
+                    if kill_at is not None and now >= kill_at:
+                        break
+                    if now >= next_sample:
+                        sample = {
+                            "t_s": round(now - start, 1),
+                            **session_memory(process.pid, process.pid),
+                            **progress(run_dir),
+                        }
+                        samples.append(sample)
+                        print(json.dumps(sample), file=sys.stderr, flush=True)
+                        if "checkpoint" in sample and (not checkpoints or checkpoints[-1]["checkpoint"] != sample["checkpoint"]):
+                            checkpoints.append(
+                                {key: sample[key] for key in ("t_s", "checkpoint", *MONOTONE_COUNTERS) if key in sample}
+                            )
+                        next_sample += args.interval
+                    time.sleep(min(1.0, max(0.05, next_sample - time.monotonic())))
+            except BaseException:
+                kill_session(process)
+                raise
+            if process.poll() is not None:  # ended on its own: a crash or its budget
+                early_exit = process.returncode
+                break
+            if time.monotonic() >= end:
+                break
+            strays += kill_session(process)
+            kills.append({"t_s": round(time.monotonic() - start, 1), **progress(run_dir)})
+            print(json.dumps({"kill_9": kills[-1]}), file=sys.stderr, flush=True)
+            resumed = True
+        if early_exit is None:
+            os.killpg(process.pid, signal.SIGINT)  # Ctrl-C: checkpoint, then stop
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
     deadline = time.monotonic() + 30
     while session_memory(process.pid, process.pid)["processes"] and time.monotonic() < deadline:
         time.sleep(1)
     left = session_memory(process.pid, process.pid)["processes"]
+    final = progress(run_dir)
+    if "checkpoint" in final and (not checkpoints or checkpoints[-1]["checkpoint"] != final["checkpoint"]):
+        checkpoints.append(final)
     result = growth(samples, args.warmup * 60)
-    total = result.get("total_rss")
+    try:
+        buffer = final_buffer_repeats(run_dir)
+    except (FileNotFoundError, ValueError) as error:
+        buffer = {"error": str(error)[:300]}
+    checks = {
+        "kills": len(kills),
+        "stray_processes_killed": strays,
+        "checkpoints_seen": len(checkpoints),
+        "final_buffer": buffer,
+        "no_repeated_game_id": "repeated" in buffer and not any(buffer["repeated"].values()) and not buffer["skipped"],
+        "counter_regressions": counter_regressions(checkpoints),
+        "duplicate_tensorboard_steps": duplicate_steps(tensorboard_steps(run_dir)),
+    }
+    checks["counters_monotone"] = not checks["counter_regressions"]
+    checks["tensorboard_steps_unique"] = not checks["duplicate_tensorboard_steps"]
     report = {
         "minutes": args.minutes,
         "warmup_minutes": args.warmup,
+        "kill_every_minutes": args.kill_every,
+        "seed": args.seed,
         "command": " ".join(command[1:]),
         "run_dir": str(run_dir),
         "log": str(log_path),
@@ -217,12 +430,18 @@ def main(argv: list[str] | None = None) -> int:
         "processes_left_after_stop": left,
         "growth": result,
         "bar": args.bar,
-        "within_bar": total is not None and total < args.bar,
+        "within_bar": within_bar(result, args.bar),
+        "checks": checks,
+        "kills": kills,
+        "checkpoints": checkpoints,
         "samples": samples,
     }
     print(json.dumps(report, indent=2))
-    return 0 if report["within_bar"] and early_exit is None else 1
-
+    passed = (
+        report["within_bar"] and early_exit is None and checks["no_repeated_game_id"]
+        and checks["counters_monotone"] and checks["tensorboard_steps_unique"]
+    )
+    return 0 if passed else 1
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -65,6 +66,37 @@ def read_buffer_file(path: str | os.PathLike) -> dict:
     meta = json.loads(str(state.pop("meta_json")))
     state.update(meta)
     return state
+
+
+def verify_buffer_file(path: str | os.PathLike) -> None:
+    """Check that every entry of a buffer file reads back whole, without loading it into memory.
+
+    Reading the zip directory is not enough: a flipped or zeroed byte inside an entry leaves the
+    directory intact and surfaces only when that entry is read. Here each entry is read in full and
+    its CRC-32 compared with the one the directory records (``zipfile.ZipFile.testzip``), and the
+    metadata entry must be present. The cost is one sequential read of the file.
+
+    Raises:
+        FileNotFoundError: if ``path`` does not exist.
+        ValueError: naming the file and the first damaged entry, for a file that is not a zip
+            archive, an entry whose bytes do not match its CRC-32 or cannot be read, or a missing
+            ``meta_json`` entry.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"replay buffer file not found: {path}")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            damaged = archive.testzip()
+            names = archive.namelist()
+    except Exception as error:  # BadZipFile, a truncated entry (EOFError, OSError), zlib errors...
+        raise ValueError(
+            f"{path}: not a readable replay buffer file ({type(error).__name__}: {error})"
+        ) from error
+    if damaged is not None:
+        raise ValueError(f"{path}: entry {damaged!r} is damaged (its bytes do not match its CRC-32)")
+    if "meta_json.npy" not in names:
+        raise ValueError(f"{path}: not a replay buffer file (no 'meta_json' entry)")
 
 
 def json_default(value):

@@ -11,6 +11,11 @@ from games.base import Game
 #: Tolerance on ``|sum(policy) - 1|`` accepted by :func:`validate_record`.
 POLICY_SUM_TOLERANCE = 1e-3
 
+#: The weights version of a position whose version was not recorded (a record without
+#: ``model_versions``, or a replay-buffer file written before positions carried one). It counts as
+#: older than every recorded version (``selfplay.replay_buffer.ReplayBuffer``).
+UNKNOWN_VERSION = -1
+
 
 @dataclass(frozen=True)
 class GameRecord:
@@ -30,7 +35,10 @@ class GameRecord:
         to_play: ``[T]`` int8, the player (0/1) to move at each position.
         actions: ``[T]`` int64, the action played at each position.
         winner: 0 or 1, or -1 for a draw.
-        model_version: version of the weights that played the game.
+        model_versions: ``[T]`` int64, the version of the weights that searched each position (the
+            learner step of the weights the worker held at that ply; weights change between a
+            worker's calls while its games go on, so one game may span several versions). None:
+            not recorded, every entry ``UNKNOWN_VERSION``.
         policy_weights: ``[T]`` float32 in ``[0, 1]``, the weight of each position's policy target
             in the loss; 0 for positions of a cheap search under playout cap randomisation (Wu
             2019, "Accelerating Self-Play Learning in Go", sec. 5), whose value target still
@@ -46,7 +54,7 @@ class GameRecord:
     to_play: np.ndarray
     actions: np.ndarray
     winner: int
-    model_version: int = 0
+    model_versions: np.ndarray | None = None
     policy_weights: np.ndarray | None = None
 
     @property
@@ -125,6 +133,15 @@ def validate_record(record: GameRecord, game: Game) -> None:
             fail("policy_weights", f"expected a numpy array of shape [{length}], got {getattr(weights, 'shape', weights)!r}")
         if not np.issubdtype(weights.dtype, np.floating) or not np.all((weights >= 0) & (weights <= 1)):
             fail("policy_weights", "expected floats in [0, 1]")
+    if record.model_versions is not None:
+        versions = record.model_versions
+        if not isinstance(versions, np.ndarray) or versions.shape != (length,):
+            fail("model_versions", f"expected a numpy array of shape [{length}], got {getattr(versions, 'shape', versions)!r}")
+        if not np.issubdtype(versions.dtype, np.integer):
+            fail("model_versions", f"expected an integer dtype, got {versions.dtype}")
+        if (versions < UNKNOWN_VERSION).any():
+            t = int(np.argmax(versions < UNKNOWN_VERSION))
+            fail("model_versions", f"entry {t} is {int(versions[t])}, expected a version >= 0 (or {UNKNOWN_VERSION}: unknown)")
     out_of_range = np.abs(values) > 1.0
     if out_of_range.any():
         t = int(np.argmax(out_of_range))

@@ -29,6 +29,19 @@ the rule of ``selfplay/replay_ratio.py``: the window must hold at least ``min_po
 positions (no starving start), and, with a limit ``r``, the samples trained so far plus this batch
 may not exceed ``r`` times the positions added to the training split.
 
+Weights versions. Every position keeps the version of the weights that searched it
+(``GameRecord.model_versions``; the learner step of those weights), and the buffer keeps the list
+of best versions the run has had (:meth:`ReplayBuffer.note_best_version`, in order). A position's
+age in versions is the number of best versions newer than its own: 0 for the current best's
+positions, 1 after one promotion (one publish when gating is off), and so on
+(:meth:`ReplayBuffer.version_ages`). With ``max_generations_behind=K`` the training sample draws
+only from window positions of age <= K: older positions stay stored (and saved) but are not
+sampled, so the filter acts at sampling time and follows each promotion at once, and a position
+whose worker lagged behind is dropped as soon as it is too old. A position of unknown version
+(``UNKNOWN_VERSION``: a record without versions, or a buffer file written before positions carried
+one) counts as older than every known version: its age is the number of versions known. The
+held-out validation split is never filtered.
+
 Persistence. :meth:`state_dict` holds numpy arrays and plain Python values only;
 :meth:`save` writes them atomically as an ``.npz`` file (loaded with ``allow_pickle=False``), with
 the scalar fields and the random generator's state as one JSON string (``selfplay/buffer_file.py``).
@@ -52,7 +65,7 @@ from selfplay.buffer_file import (  # noqa: F401  (read_buffer_file, write_buffe
     read_buffer_file,
     write_buffer_file,
 )
-from selfplay.records import POLICY_SUM_TOLERANCE, GameRecord, validate_record  # noqa: F401
+from selfplay.records import POLICY_SUM_TOLERANCE, UNKNOWN_VERSION, GameRecord, validate_record  # noqa: F401
 from selfplay.replay_ratio import batches_allowed, enough_positions
 
 TRAIN = "train"
@@ -60,8 +73,8 @@ VALIDATION = "validation"
 
 #: Per-position arrays stored for each split.
 _FIELDS = ("observations", "legal_masks", "policies", "values", "game_ids")
-#: fields a saved buffer may lack (written before they existed), with the value they then take
-_OPTIONAL_FIELDS = {"policy_weights": 1.0}
+#: fields a saved buffer may lack (written before they existed), with the value and dtype they then take
+_OPTIONAL_FIELDS = {"policy_weights": (1.0, np.float32), "model_versions": (UNKNOWN_VERSION, np.int64)}
 
 
 @dataclass(frozen=True)
@@ -107,6 +120,8 @@ class Batch:
         symmetries: ``[B]`` int64, the symmetry index applied (0 = identity).
         policy_weights: ``[B]`` float32 in ``[0, 1]``, the weight of each policy target in the loss
             (0 for cheap searches under playout cap randomisation; see ``GameRecord``).
+        model_versions: ``[B]`` int64, the version of the weights that searched each sample
+            (``UNKNOWN_VERSION`` where not recorded).
     """
 
     observations: np.ndarray
@@ -116,6 +131,7 @@ class Batch:
     game_ids: np.ndarray
     symmetries: np.ndarray
     policy_weights: np.ndarray | None = None
+    model_versions: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.values.shape[0])
@@ -132,6 +148,7 @@ class _Ring:
         self.values = np.zeros((capacity,), dtype=np.float32)
         self.game_ids = np.zeros((capacity,), dtype=np.int64)
         self.policy_weights = np.ones((capacity,), dtype=np.float32)
+        self.model_versions = np.full((capacity,), UNKNOWN_VERSION, dtype=np.int64)
         self.write = 0
         self.stored = 0
         self.games_added = 0
@@ -146,6 +163,7 @@ class _Ring:
         self.values[slots] = record.values
         self.game_ids[slots] = record.game_id
         self.policy_weights[slots] = 1.0 if record.policy_weights is None else record.policy_weights
+        self.model_versions[slots] = UNKNOWN_VERSION if record.model_versions is None else record.model_versions
         self.write = int((self.write + count) % self.capacity)
         self.stored = min(self.capacity, self.stored + count)
         self.games_added += 1
@@ -164,6 +182,7 @@ class _Ring:
             "values": self.values[slots],
             "game_ids": self.game_ids[slots],
             "policy_weights": self.policy_weights[slots],
+            "model_versions": self.model_versions[slots],
         }
 
     def restore(self, arrays: dict[str, np.ndarray], games_added: int, positions_added: int) -> None:
@@ -171,7 +190,7 @@ class _Ring:
         keep = min(count, self.capacity)  # a smaller capacity keeps the newest positions
         for name in (*_FIELDS, *_OPTIONAL_FIELDS):
             target = getattr(self, name)
-            target[...] = _OPTIONAL_FIELDS.get(name, 0)
+            target[...] = _OPTIONAL_FIELDS[name][0] if name in _OPTIONAL_FIELDS else 0
             target[:keep] = arrays[name][count - keep :]
         self.stored = keep
         self.write = keep % self.capacity
@@ -184,7 +203,9 @@ class ReplayBuffer:
 
     Args:
         capacity_positions: positions the training ring holds, >= 1 (its memory is allocated now:
-            ``capacity * (C*H*W + 2*A + 2) * 4`` bytes, roughly).
+            ``capacity * (4*C*H*W + 5*A + 24)`` bytes: float32 observation, bool legal mask, float32
+            policy, value and policy weight, int64 game id and weights version; the buffer file holds
+            the same bytes per stored position).
         game: the game whose records are stored; fixes observation shape, actions, symmetries.
         seed: seeds the buffer's own ``numpy.random.Generator``, used by :meth:`sample` when no
             generator is passed; its state is part of :meth:`state_dict`.
@@ -197,6 +218,9 @@ class ReplayBuffer:
         validation_capacity_positions: capacity of the held-out ring (default
             ``max(1, capacity_positions // k)``, or 1 without a split).
         augment: apply a random symmetry to each sample in :meth:`sample`.
+        max_generations_behind: ``K``: :meth:`sample` draws only positions at most K best versions
+            behind the newest (module docstring, "Weights versions"); None: every position in the
+            window, >= 0.
 
     Raises:
         ValueError: for a parameter out of range (message gives expected and actual).
@@ -213,6 +237,7 @@ class ReplayBuffer:
         validation_every: int = 0,
         validation_capacity_positions: int | None = None,
         augment: bool = True,
+        max_generations_behind: int | None = None,
     ) -> None:
         _check_int("capacity_positions", capacity_positions, 1)
         _check_int("min_positions_to_sample", min_positions_to_sample, 1)
@@ -222,6 +247,8 @@ class ReplayBuffer:
                 max(1, capacity_positions // validation_every) if validation_every else 1
             )
         _check_int("validation_capacity_positions", validation_capacity_positions, 1)
+        if max_generations_behind is not None:
+            _check_int("max_generations_behind", max_generations_behind, 0)
         if window_growth is not None and not isinstance(window_growth, WindowGrowth):
             raise ValueError(f"window_growth: expected None or a WindowGrowth, got {window_growth!r}")
         if not isinstance(game, Game):
@@ -232,6 +259,8 @@ class ReplayBuffer:
         self.min_positions_to_sample = int(min_positions_to_sample)
         self.validation_every = int(validation_every)
         self.augment = bool(augment)
+        self.max_generations_behind = None if max_generations_behind is None else int(max_generations_behind)
+        self.best_versions: list[int] = []  # the run's best versions, oldest first (note_best_version)
         self.rng = np.random.default_rng(seed)
         shape = tuple(game.observation_shape)
         self._train = _Ring(self.capacity_positions, shape, game.num_actions)
@@ -292,6 +321,45 @@ class ReplayBuffer:
         """True if ``game_id`` belongs to the held-out split (``game_id % k == 0``, k > 0)."""
         return self.validation_every > 0 and int(game_id) % self.validation_every == 0
 
+    # ------------------------------------------------------------------ weights versions
+    def note_best_version(self, version: int) -> None:
+        """Record that ``version`` (a learner step) is now the best weights. Versions only grow; a
+        version already noted, or older than the newest noted, changes nothing.
+
+        Raises:
+            ValueError: if ``version`` is not an int >= 0.
+        """
+        _check_int("version", version, 0)
+        if not self.best_versions or int(version) > self.best_versions[-1]:
+            self.best_versions.append(int(version))
+
+    def window_versions(self) -> np.ndarray:
+        """Weights version of each position in the training window, oldest first: ``[size]`` int64."""
+        ring = self._train
+        return ring.model_versions[ring.recent_slots(self.size)]
+
+    def version_ages(self, versions: np.ndarray | None = None) -> np.ndarray:
+        """Age in versions of each position of the training window (or of ``versions``): how many
+        noted best versions are newer than the version that searched it, ``[size]`` int64, >= 0.
+        ``UNKNOWN_VERSION`` counts as older than every noted version."""
+        versions = self.window_versions() if versions is None else np.asarray(versions, dtype=np.int64)
+        known = np.asarray(self.best_versions, dtype=np.int64)
+        return (len(known) - np.searchsorted(known, versions, side="right")).astype(np.int64)
+
+    def _sampleable_offsets(self) -> np.ndarray | None:
+        """Offsets into the training window that :meth:`sample` may draw (``max_generations_behind``),
+        ``[n]`` int64; None when every position may be drawn."""
+        if self.max_generations_behind is None or len(self.best_versions) <= self.max_generations_behind:
+            return None  # fewer versions than K + 1: nothing is K + 1 versions behind
+        return np.flatnonzero(self.version_ages() <= self.max_generations_behind)
+
+    @property
+    def sampleable_size(self) -> int:
+        """Positions :meth:`sample` may draw now: :attr:`size`, less those more than
+        ``max_generations_behind`` versions behind (int)."""
+        offsets = self._sampleable_offsets()
+        return self.size if offsets is None else int(offsets.size)
+
     # ------------------------------------------------------------------ insert
     def add_game(self, record: GameRecord) -> str:
         """Validate and insert one whole game (all its positions, or none).
@@ -346,12 +414,13 @@ class ReplayBuffer:
         _check_int("batch_size", batch_size, 1)
         if max_replay_ratio is not None and not float(max_replay_ratio) > 0.0:
             raise ValueError(f"max_replay_ratio: expected a value > 0 or None, got {max_replay_ratio!r}")
-        if not enough_positions(self.size, batch_size, self.min_positions_to_sample):
+        if not enough_positions(self.sampleable_size, batch_size, self.min_positions_to_sample):
             return False
         return batches_allowed(samples_trained, self.train_positions_added, batch_size, max_replay_ratio) >= 1
 
     def sample(self, batch_size: int, rng: np.random.Generator | None = None) -> Batch:
-        """Draw ``batch_size`` positions uniformly (with replacement) from the training window.
+        """Draw ``batch_size`` positions uniformly (with replacement) from the training window (its
+        positions at most ``max_generations_behind`` versions behind, when that is set).
 
         Each sample gets a symmetry drawn uniformly from the game's ``num_symmetries`` (if
         ``augment``): observation, legal mask and policy are transformed together, the value is
@@ -365,9 +434,9 @@ class ReplayBuffer:
             A :class:`Batch` of new arrays (never views of the buffer).
 
         Raises:
-            ValueError: if ``batch_size`` < 1 or the window is empty.
+            ValueError: if ``batch_size`` < 1 or the window holds no position that may be drawn.
         """
-        return self._sample(self._train, self.size, batch_size, rng, self.augment, TRAIN)
+        return self._sample(self._train, self.size, batch_size, rng, self.augment, TRAIN, self._sampleable_offsets())
 
     def sample_validation(
         self, batch_size: int, rng: np.random.Generator | None = None, augment: bool = False
@@ -380,12 +449,23 @@ class ReplayBuffer:
         ring = self._validation
         return self._sample(ring, ring.stored, batch_size, rng, augment, VALIDATION)
 
-    def _sample(self, ring: _Ring, size: int, batch_size: int, rng, augment: bool, split: str) -> Batch:
+    def _sample(
+        self, ring: _Ring, size: int, batch_size: int, rng, augment: bool, split: str,
+        allowed: np.ndarray | None = None,
+    ) -> Batch:
         _check_int("batch_size", batch_size, 1)
         if size == 0:
             raise ValueError(f"cannot sample from an empty {split} split: it holds 0 positions")
         rng = self.rng if rng is None else rng
-        offsets = rng.integers(0, size, size=batch_size)
+        if allowed is None:
+            offsets = rng.integers(0, size, size=batch_size)
+        elif allowed.size == 0:
+            raise ValueError(
+                f"cannot sample: none of the {size} positions of the {split} window is within "
+                f"max_generations_behind={self.max_generations_behind} versions of the newest"
+            )
+        else:
+            offsets = allowed[rng.integers(0, allowed.size, size=batch_size)]
         slots = (ring.write - size + offsets) % ring.capacity
         observations = ring.observations[slots]
         legal_masks = ring.legal_masks[slots]
@@ -410,6 +490,7 @@ class ReplayBuffer:
             game_ids=ring.game_ids[slots],
             symmetries=symmetries,
             policy_weights=ring.policy_weights[slots],
+            model_versions=ring.model_versions[slots],
         )
 
     # ------------------------------------------------------------------ persistence
@@ -433,6 +514,7 @@ class ReplayBuffer:
             "validation_games_added": self._validation.games_added,
             "validation_positions_added": self._validation.positions_added,
             "rng_state": _plain_rng_state(self.rng),
+            "best_versions": list(self.best_versions),
         }
         for split, ring in ((TRAIN, self._train), (VALIDATION, self._validation)):
             for name, array in ring.arrays_in_order().items():
@@ -453,6 +535,8 @@ class ReplayBuffer:
         for split, ring in ((TRAIN, self._train), (VALIDATION, self._validation)):
             ring.restore(splits[split], state[f"{split}_games_added"], state[f"{split}_positions_added"])
         self.rng.bit_generator.state = state["rng_state"]
+        # a file from before versions were kept has none: positions there are UNKNOWN_VERSION
+        self.best_versions = [int(version) for version in state.get("best_versions", [])]
 
     def check_state_dict(self, state: dict) -> dict[str, dict[str, np.ndarray]]:
         """Check that ``state`` fits this buffer; returns its arrays per split, unchanged.
@@ -500,6 +584,9 @@ class ReplayBuffer:
                 actual = [int(v) for v in actual]
             if actual != value:
                 raise ValueError(f"replay buffer state: {key} expected {value!r}, got {actual!r}")
+        versions = state.get("best_versions", [])
+        if not isinstance(versions, (list, np.ndarray)) or list(versions) != sorted(set(int(v) for v in versions)):
+            raise ValueError(f"replay buffer state: best_versions expected increasing ints, got {versions!r}")
         rng_kind = type(self.rng.bit_generator).__name__
         if not isinstance(state["rng_state"], dict) or state["rng_state"].get("bit_generator") != rng_kind:
             raise ValueError(
@@ -509,9 +596,9 @@ class ReplayBuffer:
         for split in (TRAIN, VALIDATION):
             arrays = {name: np.asarray(state[f"{split}/{name}"]) for name in _FIELDS}
             count = arrays["values"].shape[0] if arrays["values"].ndim == 1 else -1
-            for name, fill in _OPTIONAL_FIELDS.items():
+            for name, (fill, dtype) in _OPTIONAL_FIELDS.items():
                 key = f"{split}/{name}"
-                arrays[name] = np.asarray(state[key]) if key in state else np.full(max(count, 0), fill, np.float32)
+                arrays[name] = np.asarray(state[key]) if key in state else np.full(max(count, 0), fill, dtype)
             shapes = {
                 "observations": (count, *self.game.observation_shape),
                 "legal_masks": (count, self.game.num_actions),
@@ -519,6 +606,7 @@ class ReplayBuffer:
                 "values": (count,),
                 "game_ids": (count,),
                 "policy_weights": (count,),
+                "model_versions": (count,),
             }
             for name, shape in shapes.items():
                 if arrays[name].shape != shape:
@@ -556,6 +644,27 @@ class ReplayBuffer:
             f"capacity_positions={self.capacity_positions}, games_added={self.games_added}, "
             f"positions_added={self.positions_added})"
         )
+
+
+def repeated_game_ids(game_ids: np.ndarray) -> np.ndarray:
+    """Game ids used by more than one game, from the game ids of stored positions in insertion
+    order (``state_dict()["train/game_ids"]``, oldest first).
+
+    Whole games go in at once, so one game's positions are consecutive; an id that appears in two
+    separate runs of positions belongs to two games (a worker that restarted its id block, say).
+
+    Args:
+        game_ids: ``[N]`` int, one per position, oldest first.
+
+    Returns:
+        ``[R]`` int64, the sorted repeated ids (empty when every game has its own id).
+    """
+    game_ids = np.asarray(game_ids, dtype=np.int64).reshape(-1)
+    if game_ids.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.concatenate([[True], game_ids[1:] != game_ids[:-1]])
+    ids, runs = np.unique(game_ids[starts], return_counts=True)
+    return ids[runs > 1]
 
 
 def _check_int(name: str, value, minimum: int) -> None:

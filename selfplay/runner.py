@@ -192,7 +192,7 @@ class SelfPlayRunner:
         self.rng = rng
         self.temperature = float(temperature)
         self.temperature_plies = int(temperature_plies)
-        self.model_version = 0
+        self.model_version = 0  # the version of the weights evaluate_fn holds (set by the worker), recorded per position
         self._next_game_index = 0
         self._first_game_id = int(first_game_id)
         self._game_id_stride = int(game_id_stride)
@@ -201,6 +201,7 @@ class SelfPlayRunner:
         self._legal = np.zeros((num_games, length, actions), dtype=bool)
         self._policies = np.zeros((num_games, length, actions), dtype=np.float32)
         self._policy_weights = np.ones((num_games, length), dtype=np.float32)
+        self._model_versions = np.zeros((num_games, length), dtype=np.int64)  # weights version per position
         self._search_values = np.zeros((num_games, length), dtype=np.float32)
         self._to_play = np.zeros((num_games, length), dtype=np.int8)
         self._actions = np.zeros((num_games, length), dtype=np.int64)
@@ -242,6 +243,7 @@ class SelfPlayRunner:
             self._legal[rows, plies] = game.legal_mask(states)
             self._policies[rows, plies] = policy
             self._policy_weights[rows, plies] = 1.0 if full else 0.0
+            self._model_versions[rows, plies] = self.model_version
             self._search_values[rows, plies] = output.root_values
             self._to_play[rows, plies] = game.to_play(states)
             self._actions[rows, plies] = actions
@@ -370,7 +372,7 @@ class SelfPlayRunner:
             to_play=to_play,
             actions=self._actions[slot, start:end].copy(),
             winner=winner,
-            model_version=self.model_version,
+            model_versions=self._model_versions[slot, start:end].copy(),
             policy_weights=self._policy_weights[slot, start:end].copy(),
         )
         self.game_ids[slot] = self._new_game_id()

@@ -7,7 +7,9 @@ import dataclasses
 import math
 import os
 import pickle
+import struct
 import warnings
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +20,7 @@ from test_replay_buffer import random_record
 import games
 from networks import NetworkConfig, build_network
 from networks.checkpoint import load_model
+from selfplay.buffer_file import verify_buffer_file
 from selfplay.replay_buffer import ReplayBuffer
 from trainer.checkpoint import (
     Checkpoint,
@@ -295,6 +298,36 @@ def test_missing_buffer_file_falls_back(tmp_path):
     (checkpoint_folder(tmp_path) / "buffer_00000003.npz").unlink()
     with pytest.warns(UserWarning, match="replay buffer file buffer_00000003.npz is missing"):
         assert load_latest_checkpoint(tmp_path).step == 2
+
+
+def damage_entry(path, entry: str) -> None:
+    """Flip one byte in the middle of a zip entry's data (the zip directory stays intact)."""
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo(entry)
+    data = bytearray(path.read_bytes())
+    offset = info.header_offset
+    name_length, extra_length = struct.unpack("<HH", bytes(data[offset + 26 : offset + 30]))
+    target = offset + 30 + name_length + extra_length + info.compress_size // 2
+    data[target] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def test_a_damaged_buffer_entry_makes_the_checkpoint_fall_back_to_the_previous_one(tmp_path):
+    run = started_run(steps=2)
+    run.save(tmp_path)
+    games_at_step_2 = run.buffer.games_added
+    run.train(1)
+    run.save(tmp_path)
+    newest_buffer = checkpoint_folder(tmp_path) / "buffer_00000003.npz"
+    damage_entry(newest_buffer, "train/observations.npy")
+    with zipfile.ZipFile(newest_buffer) as archive:  # the directory alone still reads
+        assert "train/observations.npy" in archive.namelist()
+    with pytest.raises(ValueError, match=r"entry 'train/observations.npy' is damaged"):
+        verify_buffer_file(newest_buffer)
+    with pytest.warns(UserWarning, match=r"ckpt_00000003.pt: its replay buffer file buffer_00000003.npz is unreadable"):
+        checkpoint = load_latest_checkpoint(tmp_path)
+    assert checkpoint.step == 2
+    assert checkpoint.buffer_state()["train_games_added"] == games_at_step_2  # the step-2 buffer reads whole
 
 
 def test_temporary_files_are_ignored_and_cleaned(tmp_path):

@@ -21,7 +21,8 @@ CONNECT4_TRAINER = {
     "lr_schedule": "constant", "lr_schedule_samples": None, "lr_warmup_samples": 0, "lr_min_ratio": 0.0,
     "lr_step_gamma": 0.1, "lr_decay_fraction": 0.2, "grad_clip": 5.0, "replay_capacity": 200000,
     "replay_window_growth_start": None, "min_replay_positions": 2000, "validation_every": 0, "replay_ratio": 4.0,
-    "batches_per_fetch": 4, "checkpoint_every_steps": 500, "keep_checkpoints": 3, "publish_every_steps": 100,
+    "batches_per_fetch": 4, "checkpoint_every_minutes": 5.0, "checkpoint_every_steps": None, "keep_checkpoints": 3,
+    "publish_every_steps": 100,
     "device": "auto", "torch_threads": 1,
 }
 #: what each game's resolved train config changes from Connect Four's, section by section (the
@@ -34,7 +35,7 @@ GAME_DIFFERENCES = {
                    "arena": {"rating": False}},
     "tictactoe": {
         "trainer": {"batch_size": 128, "learning_rate": 0.003, "replay_capacity": 30000, "min_replay_positions": 500,
-                    "checkpoint_every_steps": 200, "publish_every_steps": 50, "device": "cpu"},
+                    "checkpoint_every_minutes": 1.0, "publish_every_steps": 50, "device": "cpu"},
         "selfplay": {"moves_per_call": 9, "temperature_plies": 4, "random_opening_plies": 4, "device": "cpu",
                      "eval_cache_size": 0},
         "arena": {"gating": False, "gate_every_steps": 200, "opening_random_plies": 1, "rating": False},
@@ -42,7 +43,7 @@ GAME_DIFFERENCES = {
     },
     "pig": {
         "trainer": {"batch_size": 128, "learning_rate": 0.003, "replay_capacity": 100000, "min_replay_positions": 1000,
-                    "checkpoint_every_steps": 200, "publish_every_steps": 50, "device": "cpu"},
+                    "publish_every_steps": 50, "device": "cpu"},
         "selfplay": {"games_per_actor": 32, "moves_per_call": 16, "device": "cpu", "value_target": "z",
                      "eval_cache_size": 0, "random_opening_plies": 0},
         "arena": {"gate_every_steps": 200, "num_simulations": 32, "opening_random_plies": 0, "gate": "fixed",

@@ -50,6 +50,7 @@ POSITIVE = [
     "trainer.replay_ratio",
     "trainer.batches_per_fetch",
     "trainer.checkpoint_every_steps",
+    "trainer.checkpoint_every_minutes",
     "trainer.keep_checkpoints",
     "trainer.publish_every_steps",
     "trainer.grad_clip",
@@ -620,3 +621,12 @@ def test_a_run_that_played_no_game_says_its_best_model_is_untrained():
     # a run stopped by Ctrl-C before its first game gets no budget hint
     stopped = RunSummary("out/r", 0, 0, 0, 0, 0, 0, 20.0, "interrupted")
     assert len(finish_message(stopped, 1.0).splitlines()) == 1
+
+
+def test_a_run_without_any_checkpoint_interval_is_refused():
+    message = errors_of(tiny_config(**{"trainer.checkpoint_every_minutes": None, "trainer.checkpoint_every_steps": None}))
+    assert (
+        "trainer.checkpoint_every_minutes: expected a number > 0 (or trainer.checkpoint_every_steps), "
+        "got null for both: the run would never write a checkpoint"
+    ) in message
+    validate(tiny_config(**{"trainer.checkpoint_every_minutes": None, "trainer.checkpoint_every_steps": 10}))

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 import torch
 from helpers_train import TINY_TRAIN, run_train
+from test_checkpoint import damage_entry
 
 from trainer import checkpoint as ckpt
 
@@ -78,6 +79,18 @@ def test_truncated_newest_checkpoint_falls_back_to_the_previous_one(finished_run
     assert after.counters["games"] >= before.counters["games"]
     # the resumed run wrote a readable step-20 checkpoint over the damaged one
     assert ckpt.load_checkpoint(newest).step == 20
+
+
+def test_a_damaged_buffer_entry_falls_back_to_the_previous_checkpoint(finished_run, tmp_path):
+    run_dir = copy_of(finished_run, tmp_path)
+    damage_entry(ckpt.buffer_file(run_dir, 20), "train/observations.npy")  # the zip directory still reads
+    code, output = train(f"hydra.run.dir={run_dir}", f"resume={run_dir}", "run.max_steps=21")
+    assert code == 0, output[-3000:]
+    assert "Traceback" not in output and "not a readable replay buffer file" not in output
+    assert "warning: skipping unreadable checkpoint" in output and "ckpt_00000020.pt" in output
+    assert "entry 'train/observations.npy' is damaged" in output
+    assert f"resumed {run_dir} at step 10" in output
+    assert ckpt.load_latest_checkpoint(run_dir).step == 21
 
 
 def test_no_readable_checkpoint_stops_before_ray_and_runs_no_code(finished_run, tmp_path):
@@ -152,8 +165,9 @@ def _assert_same(a, b, where: str) -> None:
 def test_a_resumed_run_starts_exactly_where_the_checkpoint_left_off(finished_run, tmp_path):
     """Resume equivalence at the run level: a new ``train`` process resumed at step 20 with ``run.max_steps=20``
     trains nothing and writes its step-20 checkpoint again; it holds the same step, weights, optimiser
-    and schedule state, learning rate, counters, random streams (numpy and torch), best weights and
-    replay buffer (the saved positions first, in order; self-play may have added games since).
+    and schedule state, learning rate, counters (but the actor incarnations, which count the new
+    run's actors too), random streams (numpy and torch), best weights and replay buffer (the saved
+    positions first, in order; self-play may have added games since).
     That 50 + 50 steps equal 100 straight is tests/test_checkpoint_resume_process.py (the learner
     alone: with Ray actors, which games arrive when is not reproducible)."""
     run_dir = copy_of(finished_run, tmp_path)
@@ -164,8 +178,14 @@ def test_a_resumed_run_starts_exactly_where_the_checkpoint_left_off(finished_run
     assert f"resumed {run_dir} at step 20" in output and "run finished (max_steps): 20 steps" in output
     again = ckpt.load_checkpoint(ckpt.checkpoint_file(run_dir, 20))
     assert again.step == saved.step == 20
-    for key in ("model", "learner", "counters", "rng_states", "game"):
+    for key in ("model", "learner", "rng_states", "game"):
         _assert_same(saved.payload[key], again.payload[key], key)
+    # the same counters, except that the resumed run started its own actors after the saved ones
+    started = {"actor_incarnations": 2, "arena_incarnations": 1}
+    _assert_same(
+        {**saved.counters, **{key: saved.counters[key] + more for key, more in started.items()}},
+        again.counters, "counters",
+    )
     _assert_same({**saved.config, "resume": None}, {**again.config, "resume": None}, "config")
     assert again.config["resume"] == str(run_dir)
     _assert_same(saved.extra["best_weights"], again.extra["best_weights"], "extra.best_weights")

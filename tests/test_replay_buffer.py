@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import games
 from selfplay.records import GameRecord
-from selfplay.replay_buffer import Batch, ReplayBuffer, WindowGrowth, read_buffer_file
+from selfplay.replay_buffer import Batch, ReplayBuffer, WindowGrowth, read_buffer_file, repeated_game_ids
 
 TICTACTOE = games.make("tictactoe")
 CONNECT4 = games.make("connect4")
@@ -502,3 +502,13 @@ def test_window_invariants_property(capacity, num_games, seed):
     assert np.all(np.abs(batch.values) <= 1)
     np.testing.assert_allclose(batch.policies.sum(axis=1), 1.0, atol=1e-5)
     assert np.all(batch.policies[~batch.legal_masks] == 0)
+
+
+def test_repeated_game_ids_are_ids_in_two_separate_runs_of_positions():
+    assert repeated_game_ids(np.array([5, 5, 5, 9, 9, 7])).tolist() == []
+    assert repeated_game_ids(np.array([5, 5, 9, 9, 5, 5, 7, 9])).tolist() == [5, 9]
+    assert repeated_game_ids(np.array([], dtype=np.int64)).tolist() == []
+    buffer = ReplayBuffer(100, TICTACTOE, seed=0)
+    for game_id in (1, 2, 1):  # a restarted worker hands out id 1 again
+        buffer.add_game(random_record(TICTACTOE, np.random.default_rng(game_id), game_id, max_plies=5))
+    assert repeated_game_ids(buffer.state_dict()["train/game_ids"]).tolist() == [1]

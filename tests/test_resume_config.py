@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -48,7 +51,7 @@ def test_a_group_choice_names_only_the_keys_of_its_own_file():
 def test_a_group_file_built_on_its_default_names_the_default_keys_too():
     # configs/trainer/tictactoe.yaml lists `default` in its defaults and sets 7 keys of its own
     trainer_keys = option_keys("trainer", "default")
-    assert len(trainer_keys) == 23 and "trainer.grad_clip" in trainer_keys
+    assert len(trainer_keys) == 24 and "trainer.grad_clip" in trainer_keys
     assert named_keys(["trainer=tictactoe"]) == trainer_keys
     assert named_keys(["arena=pig"]) == option_keys("arena", "default")
 
@@ -128,3 +131,41 @@ def test_the_validation_split_cannot_change_on_resume(compose):
         check_resume_compatible(saved, merged)
     del saved["trainer"]["validation_every"]  # a run from before the key existed: not compared
     check_resume_compatible(saved, resume(compose, saved, ["resume=runs/x"]))
+
+
+# ------------------------------------------------------------------------------ resume= and the folder
+def test_resume_is_taken_from_the_launch_folder(tmp_path):
+    from trainer.cli import resolve_resume
+
+    launch = tmp_path / "work"
+    assert resolve_resume("outputs/run1", launch) == launch / "outputs" / "run1"
+    assert resolve_resume("./outputs/../runs/run1/", launch) == launch / "runs" / "run1"
+    assert resolve_resume(str(tmp_path / "elsewhere" / "run2"), launch) == tmp_path / "elsewhere" / "run2"
+    assert resolve_resume("~/run3", launch) == Path.home() / "run3"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("form", ["relative", "absolute"])
+def test_resume_with_hydra_job_chdir_finds_the_run_and_keeps_the_launch_folder(tmp_path, form):
+    """With hydra.job.chdir=true the working folder is Hydra's new output folder when the run
+    starts; resume= still names the run from the folder `train` was typed in, the unused output
+    folder is removed after leaving it, and the run's checkpoints are read (here: unreadable ones,
+    so the run stops before Ray with their names)."""
+    launch = tmp_path / "launch"
+    run_dir = launch / "runs" / "old"
+    (run_dir / "checkpoints").mkdir(parents=True)
+    (run_dir / "checkpoints" / "ckpt_00000010.pt").write_bytes(b"not a checkpoint")
+    new_dir = launch / "outputs" / "new"
+    resume = "runs/old" if form == "relative" else str(run_dir)
+    command = [
+        sys.executable, "-m", "trainer.cli", "experiment=tiny", "game=tictactoe", "hydra.job.chdir=true",
+        f"hydra.run.dir={new_dir}", f"resume={resume}",
+    ]
+    result = subprocess.run(command, cwd=launch, capture_output=True, text=True, timeout=240, check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output[-3000:]
+    assert "Traceback" not in output and "FileNotFoundError" not in output
+    assert f"train: cannot resume {run_dir}: no readable checkpoint in {run_dir / 'checkpoints'}" in output
+    assert "ckpt_00000010.pt" in output
+    assert not (launch / "outputs").exists()  # Hydra's unused folder and its empty parent are gone
+    assert (run_dir / "checkpoints" / "ckpt_00000010.pt").read_bytes() == b"not a checkpoint"

@@ -12,7 +12,7 @@ from selfplay.replay_ratio import batches_allowed, enough_positions
 from trainer.config import TrainSchema
 from trainer.counters import RunCounters
 from trainer.faults import FaultPlan, parse_faults
-from trainer.schedule import Schedule, StepActions
+from trainer.schedule import Schedule, StepActions, checkpoint_due
 
 
 def schedule(**changes) -> Schedule:
@@ -71,6 +71,35 @@ def test_after_each_step_gating_runs_decide_gate_and_checkpoint():
     assert [step for step in range(1, 21) if ungated.after_step(step, False).publish] == [5, 10, 15, 20]
 
 
+def test_checkpoints_by_the_clock_by_steps_or_whichever_comes_first():
+    five_minutes = 300.0
+    # by the clock alone (the default): due once 300 s passed since the last checkpoint, at any step
+    assert [checkpoint_due(step, seconds, None, five_minutes) for step, seconds in
+            ((500, 299.9), (1, 300.0), (7, 301.5), (1000, 0.0))] == [False, True, True, False]
+    # by steps alone: multiples of the interval, whatever the time
+    assert [step for step in range(1, 31) if checkpoint_due(step, 10**6, 10, None)] == [10, 20, 30]
+    # both: whichever comes first
+    assert checkpoint_due(10, 5.0, 10, five_minutes) and checkpoint_due(13, 300.0, 10, five_minutes)
+    assert not checkpoint_due(13, 299.0, 10, five_minutes)
+    assert not checkpoint_due(10, 10**9, None, None)  # neither: never (validate refuses this config)
+
+
+def test_a_run_of_500_steps_a_minute_writes_one_checkpoint_per_interval_by_default():
+    """Steps every 0.12 s (500 steps a minute) for 15 minutes: with a checkpoint every 5 minutes
+    (steps not counted) there are 3, at the steps where 300 s have passed since the previous one."""
+    s = schedule(checkpoint_every_steps=None, checkpoint_every_seconds=300.0, gating=False)
+    last, written = 0.0, []
+    for step in range(1, 7501):
+        now = step * 0.12
+        if s.after_step(step, gate_in_flight=False, seconds_since_checkpoint=now - last).checkpoint:
+            written.append(step)
+            last = now
+    assert written == [2500, 5000, 7500]
+    # the same run counted in steps of 500, as before: 15 checkpoints
+    by_steps = schedule(checkpoint_every_steps=500, gating=False)
+    assert sum(by_steps.after_step(step, False).checkpoint for step in range(1, 7501)) == 15
+
+
 def test_the_budget_names_what_stopped_the_run():
     s = schedule()
     assert s.stop_reason(19, 179.9) is None
@@ -102,6 +131,11 @@ def test_the_schedule_of_a_config_takes_its_settings():
         tr.publish_every_steps, ar.gate_every_steps, tr.checkpoint_every_steps, ar.gating
     )
     assert (s.max_steps, s.max_seconds) == (7, 150.0)
+    # the defaults: a checkpoint every 5 minutes of wall clock, none counted in steps
+    assert (tr.checkpoint_every_minutes, tr.checkpoint_every_steps) == (5.0, None)
+    assert (s.checkpoint_every_seconds, s.checkpoint_every_steps) == (300.0, None)
+    config.trainer.checkpoint_every_minutes, config.trainer.checkpoint_every_steps = None, 40
+    assert (Schedule.from_config(config).checkpoint_every_seconds, Schedule.from_config(config).checkpoint_every_steps) == (None, 40)
 
 
 def test_counters_add_selfplay_results_and_round_trip_through_a_dict():

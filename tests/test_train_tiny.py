@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 import torch
 
+from selfplay.replay_buffer import repeated_game_ids
+from selfplay.worker import GAME_ID_BLOCK
 from trainer import checkpoint as ckpt
 
 pytestmark = pytest.mark.slow
@@ -71,7 +73,8 @@ def test_tiny_run_writes_checkpoints_metrics_and_best_model(tiny_run):
     for tag in (
         "train/policy_loss", "train/value_loss", "train/policy_entropy", "train/learning_rate", "train/grad_norm",
         "selfplay/games", "selfplay/positions_per_s", "selfplay/leaf_evaluations_per_s", "selfplay/buffer_size",
-        "selfplay/game_length", "selfplay/batch_fill", "arena/score_vs_best", "arena/promotions",
+        "selfplay/game_length", "selfplay/batch_fill", "selfplay/buffer_age_versions_mean",
+        "selfplay/buffer_age_versions_max", "arena/score_vs_best", "arena/promotions",
         "arena/mistake_rate/all",
     ):
         assert tag in tags, f"missing {tag}; have {sorted(tags)}"
@@ -142,6 +145,18 @@ def test_resume_continues_from_the_checkpoint_with_its_buffer(tiny_run):
     assert after.buffer_state()["train_games_added"] >= before.buffer_state()["train_games_added"] > 0
     steps = [event.step for event in scalar_tags(run_dir)["train/policy_loss"]]
     assert len(steps) == len(set(steps)) == 30  # no duplicate steps after purge_step
+    # the resumed run's actors came after the interrupted run's: new game-id blocks, no id twice
+    old_workers = before.counters["actor_incarnations"]
+    assert after.counters["actor_incarnations"] == old_workers + 2
+    assert after.counters["arena_incarnations"] == before.counters["arena_incarnations"] + 1
+    state = after.buffer_state()
+    assert repeated_game_ids(state["train/game_ids"]).tolist() == []
+    new_blocks = set((state["train/game_ids"] // GAME_ID_BLOCK).tolist()) - set(range(1, old_workers + 1))
+    assert new_blocks and new_blocks <= {old_workers + 1, old_workers + 2}
+    # every position knows the weights that searched it: a best version of the run
+    versions = state["train/model_versions"]
+    assert versions.min() >= 0 and versions.max() <= after.counters["best_version"]
+    assert set(versions.tolist()) <= set(state["best_versions"])
 
 
 def test_a_gating_match_in_flight_at_the_checkpoint_is_played_again_on_resume(tiny_run):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 
+import numpy as np
 import ray
 
 from arena.gating import GatingWorker
@@ -27,6 +28,14 @@ class _SelfPlayActor(SelfPlayWorker):
 SelfPlayActor = ray.remote(max_restarts=0)(_SelfPlayActor)
 ReplayBufferActor = ray.remote(max_restarts=0)(ReplayBufferService)
 GatingActor = ray.remote(max_restarts=0)(GatingWorker)
+
+
+def actor_seed(run_seed: int, incarnation: int) -> int:
+    """The int seed of the actor started ``incarnation``-th (1, 2, ...) in its role: a 32-bit word of
+    ``numpy.random.SeedSequence([run_seed, incarnation])``, so every incarnation of a run, resumes
+    included, has its own stream (self-play workers mix the same pair into their generator,
+    ``selfplay.worker.SelfPlayWorker``)."""
+    return int(np.random.SeedSequence([int(run_seed), int(incarnation)]).generate_state(1)[0])
 
 
 #: Task events the GCS of a local Ray keeps (Ray's default: 100,000). A run sends tens of small

@@ -33,7 +33,8 @@ resumed from an older checkpoint because the newer one was unreadable), and buff
 kept checkpoint are deleted only after the new checkpoint is in place.
 
 Loading (a missing key, an extra key or another game's checkpoint is an error naming the mismatch). :func:`load_latest_checkpoint` tries checkpoints newest first and skips, with
-a warning, one that is truncated, corrupt, or whose buffer file is missing or unreadable;
+a warning, one that is truncated, corrupt, or whose buffer file is missing or has any entry that
+does not read back whole (every entry's CRC-32 is checked, not only the zip directory);
 temporary files are never considered. :func:`restore_checkpoint` checks the game, the network
 configuration and every key and shape before changing anything it restores into, and raises
 ``ValueError`` naming the mismatch.
@@ -57,6 +58,7 @@ from games.base import Game
 from games.checks import is_int
 from networks.checkpoint import check_plain, describe_load_error, model_payload
 from networks.config import NetworkConfig
+from selfplay.buffer_file import verify_buffer_file
 from selfplay.replay_buffer import ReplayBuffer, read_buffer_file, write_buffer_file
 from trainer.learner import Learner
 
@@ -394,7 +396,10 @@ def load_checkpoint(path: str | os.PathLike, map_location="cpu", check_buffer: b
     Args:
         path: the ``ckpt_*.pt`` file.
         map_location: passed to ``torch.load``; ``"cpu"`` loads a GPU checkpoint anywhere.
-        check_buffer: also check that its buffer file exists and its index and metadata read.
+        check_buffer: also check that its buffer file exists and that every entry of it reads back
+            whole (``selfplay.buffer_file.verify_buffer_file``: each entry's CRC-32), so that a
+            damaged buffer file makes :func:`load_latest_checkpoint` fall back to an older checkpoint
+            instead of failing when the buffer is restored.
 
     Raises:
         FileNotFoundError: if ``path`` does not exist.
@@ -430,13 +435,10 @@ def load_checkpoint(path: str | os.PathLike, map_location="cpu", check_buffer: b
             if not buffer_path.is_file():
                 raise ValueError(f"{path}: its replay buffer file {buffer_path.name} is missing")
             try:
-                with np.load(buffer_path, allow_pickle=False) as data:
-                    if "meta_json" not in data.files:
-                        raise ValueError("no 'meta_json' entry")
-            except Exception as error:
+                verify_buffer_file(buffer_path)  # every entry read and its CRC-32 checked
+            except (ValueError, OSError) as error:
                 raise ValueError(
-                    f"{path}: its replay buffer file {buffer_path.name} is unreadable "
-                    f"({type(error).__name__}: {error})"
+                    f"{path}: its replay buffer file {buffer_path.name} is unreadable ({error})"
                 ) from error
     return Checkpoint(path=path, payload=payload, buffer_path=buffer_path)
 

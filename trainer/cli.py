@@ -11,6 +11,7 @@ Examples::
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -35,11 +36,15 @@ def _main(cfg: DictConfig) -> None:
     from trainer.loop import RunStopped, TrainingRun  # heavy dependency (torch): imported where it is used
 
     config = to_train_config(cfg)  # the only DictConfig -> dataclass conversion: actors get plain, picklable values
-    hydra_dir = Path(HydraConfig.get().runtime.output_dir)
+    hydra_dir = Path(HydraConfig.get().runtime.output_dir).resolve()
+    launch_dir = Path(HydraConfig.get().runtime.cwd)  # where `train` was typed (hydra.job.chdir may have left it)
     if config.resume:
-        run_dir = Path(config.resume)
-        if hydra_dir.resolve() != run_dir.resolve():
-            _remove_unused_run_dir(hydra_dir)  # the run goes on in its own folder
+        run_dir = resolve_resume(config.resume, launch_dir)
+        config = dataclasses.replace(config, resume=str(run_dir))
+        if hydra_dir != run_dir.resolve():
+            if Path.cwd().resolve() == hydra_dir:  # hydra.job.chdir=true: leave the folder before it goes
+                os.chdir(run_dir if run_dir.is_dir() else launch_dir)
+            _remove_unused_run_dir(hydra_dir, launch_dir)  # the run goes on in its own folder
         if not run_dir.is_dir():
             raise SystemExit(f"train: resume={config.resume}: no such run directory")
         try:
@@ -52,7 +57,7 @@ def _main(cfg: DictConfig) -> None:
         training = TrainingRun(config, run_dir)  # validates the config, once
     except ValueError as exc:
         if not config.resume:
-            _remove_unused_run_dir(hydra_dir)
+            _remove_unused_run_dir(hydra_dir, launch_dir)
         raise SystemExit(f"train: {exc}") from None
     link_latest(run_dir)
     try:
@@ -162,11 +167,24 @@ def _resumed_config(config, run_dir: Path, overrides: list[str]):
     return resumed
 
 
-def _remove_unused_run_dir(run_dir: Path) -> None:
+def resolve_resume(resume: str, launch_dir: Path) -> Path:
+    """The run folder that ``resume=`` names: an absolute path as given, a relative one taken from
+    ``launch_dir``, the folder ``train`` was started in (with ``hydra.job.chdir=true`` the working
+    folder is Hydra's new output folder by then, so ``Path(resume)`` alone would point inside it).
+    ``~`` is expanded; the result is absolute, with ``.`` and ``..`` parts removed.
+    """
+    path = Path(resume).expanduser()
+    if not path.is_absolute():
+        path = Path(launch_dir) / path
+    return Path(os.path.normpath(path.absolute()))
+
+
+def _remove_unused_run_dir(run_dir: Path, launch_dir: Path) -> None:
     """Delete a run folder Hydra created for a run that never started.
 
     Only a folder holding nothing but Hydra's own files (``.hydra/`` and the job log) is removed,
-    so a rejected command line leaves no empty run behind and nothing else is ever lost.
+    so a rejected command line leaves no empty run behind and nothing else is ever lost. Its empty
+    parents are removed up to ``launch_dir`` (the folder ``train`` was started in).
     """
     try:
         entries = {p.name for p in run_dir.iterdir()}
@@ -175,9 +193,9 @@ def _remove_unused_run_dir(run_dir: Path) -> None:
     if entries <= {".hydra"}:
         shutil.rmtree(run_dir, ignore_errors=True)
         # and the date's parents Hydra made (outputs/GAME), while empty and below the working folder
-        cwd = Path.cwd().resolve()
+        top = Path(launch_dir).resolve()
         parent = run_dir.resolve().parent
-        while parent != cwd and cwd in parent.parents:
+        while parent != top and top in parent.parents:
             try:
                 parent.rmdir()
             except OSError:

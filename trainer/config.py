@@ -112,6 +112,9 @@ class SelfPlaySchema:
     full_search_probability: float = 1.0
     cheap_simulations: int = 16
     value_target: str = "z"  # z (outcome) | q (root search value) | mix ((z + q) / 2)
+    # K: batches draw only positions searched by one of the last K + 1 best versions (K promotions
+    # behind at most; with gating off, publishes), filtered when sampling (selfplay/replay_buffer.py); null: all
+    max_generations_behind: Optional[int] = None
     eval_cache_size: int = 0  # slots of each actor's evaluation cache (selfplay/eval_cache.py); 0: off
     # actor network runtime: onnx (ONNX Runtime on the CPU, re-exported for each new set of weights;
     # about 2.8x the self-play positions per CPU second of torch: docs/results/learning_efficiency.md) | torch
@@ -143,7 +146,11 @@ class TrainerSchema:
     validation_every: int = 0  # k > 0: games whose id is a multiple of k are held out, validation/* losses
     replay_ratio: float = 4.0  # at most this many training samples per new self-play position
     batches_per_fetch: int = 4
-    checkpoint_every_steps: int = 500
+    # a checkpoint (weights, optimiser, the replay buffer's file) every N minutes of wall clock,
+    # and/or every N optimiser steps, whichever comes first; null turns either off
+    # (trainer/schedule.py checkpoint_due; the disk written per hour: docs/reliability.md)
+    checkpoint_every_minutes: Optional[float] = 5.0
+    checkpoint_every_steps: Optional[int] = None
     keep_checkpoints: int = 3
     publish_every_steps: int = 100  # new weights to self-play (gating off) or to the arena (gating on)
     device: str = _LEARNER.device
@@ -568,6 +575,7 @@ def validate(config: TrainSchema) -> None:
     if sp.value_target not in ("z", "q", "mix"):
         errors.append(f"selfplay.value_target: expected one of ['z', 'q', 'mix'], got {sp.value_target!r}")
     _positive(errors, "selfplay.eval_cache_size", sp.eval_cache_size, allow_zero=True)
+    _positive(errors, "selfplay.max_generations_behind", sp.max_generations_behind, allow_zero=True)
     if sp.inference not in INFERENCE_RUNTIMES:
         errors.append(f"selfplay.inference: expected one of {list(INFERENCE_RUNTIMES)}, got {sp.inference!r}")
     elif sp.inference == "onnx" and sp.device == "cuda":
@@ -577,9 +585,15 @@ def validate(config: TrainSchema) -> None:
     tr = config.trainer
     for key in (
         "batch_size", "learning_rate", "replay_capacity", "replay_ratio", "batches_per_fetch",
-        "checkpoint_every_steps", "keep_checkpoints", "publish_every_steps", "grad_clip", "torch_threads",
+        "checkpoint_every_steps", "checkpoint_every_minutes", "keep_checkpoints", "publish_every_steps",
+        "grad_clip", "torch_threads",
     ):
         _positive(errors, f"trainer.{key}", getattr(tr, key))
+    if tr.checkpoint_every_steps is None and tr.checkpoint_every_minutes is None:
+        errors.append(
+            "trainer.checkpoint_every_minutes: expected a number > 0 (or trainer.checkpoint_every_steps), "
+            "got null for both: the run would never write a checkpoint"
+        )
     _positive(errors, "trainer.weight_decay", tr.weight_decay, allow_zero=True)
     _positive(errors, "trainer.replay_window_growth_start", tr.replay_window_growth_start)
     _positive(errors, "trainer.min_replay_positions", tr.min_replay_positions, allow_zero=True)

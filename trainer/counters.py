@@ -18,6 +18,8 @@ class RunCounters:
         promotions, gates: gating matches won by the candidate, and played.
         actor_incarnations: self-play actors started; actor_restarts: of those, replacements.
         gating_restarts: arena actors replaced after dying.
+        arena_incarnations: arena (gating) actors started; each seeds its generator from the run's
+            seed and this number (``trainer.actors.actor_seed``), so no two share a stream.
         wins_first_player, wins_second_player, draws: self-play results.
     """
 
@@ -32,6 +34,7 @@ class RunCounters:
     actor_incarnations: int = 0
     actor_restarts: int = 0
     gating_restarts: int = 0
+    arena_incarnations: int = 0
     wins_first_player: int = 0
     wins_second_player: int = 0
     draws: int = 0

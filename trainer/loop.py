@@ -36,7 +36,7 @@ from arena.rating import RatingPlan
 from games.atomic import atomic_write_json
 from networks import build_network
 from trainer import checkpoint as ckpt
-from trainer.actors import GatingActor, ReplayBufferActor, SelfPlayActor, start_ray
+from trainer.actors import GatingActor, ReplayBufferActor, SelfPlayActor, actor_seed, start_ray
 from trainer.best_model import write_best
 from trainer.config import (
     TrainSchema,
@@ -134,9 +134,13 @@ class TrainingRun:
         self.last_metrics: dict = {}
         self.last_mistake_rates: dict = {}
         self.accuracy_measured_version: int | None = None  # the best version last_mistake_rates are of
-        self.buffer_stats = {"games_added": 0, "positions_added": 0, "size": 0, "rejected_games": 0}
+        self.buffer_stats = {
+            "games_added": 0, "positions_added": 0, "size": 0, "sampleable": 0, "rejected_games": 0,
+            "age_versions_mean": None, "age_versions_max": None,
+        }
         self.last_checkpoint_step: int | None = None  # the step of the newest checkpoint on disk
         self.started = time.monotonic()
+        self.last_checkpoint_time = self.started  # monotonic seconds: the newest checkpoint, or the start
         self.stopped_by = "running"
         self.stop = StopRequest()  # set by SIGINT or SIGTERM, polled by the loop (trainer/signals.py)
 
@@ -184,21 +188,40 @@ class TrainingRun:
             self.buffer, **self._worker_kwargs(self.counters.actor_incarnations)
         )
 
-    def _create_actors(self) -> None:
+    def _restore_then_create_actors(self, loaded) -> int:
+        """Restore the checkpoint ``loaded`` (None: a new run), then start the buffer, self-play and
+        arena actors; returns the step the run continues from (0 for a new run).
+
+        The order is the rule: the counters come back before any actor exists, because each actor
+        takes its incarnation number from them (game-id block and random stream of a self-play
+        worker, ``selfplay.worker.GAME_ID_BLOCK``; the arena's seed, ``trainer.actors.actor_seed``).
+        Actors created first would reuse the interrupted run's numbers: game ids already in the
+        restored buffer, and the same openings and root noise again.
+        """
+        self._set_best(self._snapshot_numpy(), 0)
+        resumed_from = self._restore(loaded)
         tr = self.config.trainer
         self.buffer = ReplayBufferActor.options(num_cpus=0).remote(
             self.game.name, tr.replay_capacity, tr.min_replay_positions, self.config.run.seed,
             tr.replay_window_growth_start, tr.validation_every,
+            max_generations_behind=self.config.selfplay.max_generations_behind,
         )
+        if loaded is not None:
+            ray.get(self.buffer.load_state_dict.remote(loaded.buffer_state()))
+        self.buffer.note_best_version.remote(self.counters.best_version)
+        self.buffer_stats = ray.get(self.buffer.stats.remote())
         self.workers = [self._new_worker() for _ in range(self.config.selfplay.num_actors)]
         self.worker_versions = [-1] * len(self.workers)
-        self.gater = self._new_arena_actor(seed=self.config.run.seed)
+        self.gater = self._new_arena_actor()
+        return resumed_from
 
     # ------------------------------------------------------------------ weights
     def _set_best(self, weights: dict, version: int) -> None:
         self.best_weights = {name: np.array(value) for name, value in weights.items()}
         self.counters.best_version = int(version)
         self.best_ref = ray.put(self.best_weights)
+        if self.buffer is not None:  # the buffer ages its positions by the best versions (none yet at start-up)
+            self.buffer.note_best_version.remote(int(version))
 
     def _snapshot_numpy(self) -> dict:
         return {name: tensor.numpy() for name, tensor in self.learner.snapshot().items()}
@@ -254,7 +277,7 @@ class TrainingRun:
     def _train_some(self) -> bool:
         """Train on the batches the schedule allows now (at most ``batches_per_fetch``); True if it did."""
         want = self.schedule.batches_to_fetch(
-            self.learner.samples_trained, self.buffer_stats["positions_added"], self.buffer_stats["size"]
+            self.learner.samples_trained, self.buffer_stats["positions_added"], self.buffer_stats["sampleable"]
         )
         try:
             if want >= 1:
@@ -290,7 +313,10 @@ class TrainingRun:
     def _after_step(self, metrics: dict) -> None:
         step = self.learner.steps
         self.report.writer.scalars({f"train/{k}": v for k, v in metrics.items() if isinstance(v, (int, float))}, step)
-        actions = self.schedule.after_step(step, gate_in_flight=self.gate_inflight is not None)
+        actions = self.schedule.after_step(
+            step, gate_in_flight=self.gate_inflight is not None,
+            seconds_since_checkpoint=time.monotonic() - self.last_checkpoint_time,
+        )
         if actions.publish and self.learner.weights_finite():
             self._set_best(self._snapshot_numpy(), step)
         if actions.gate:
@@ -340,7 +366,7 @@ class TrainingRun:
                 f"the arena actor died at step {self.learner.steps}; its gating match is dropped and a new "
                 "arena actor starts (the run goes on)"
             )
-            self.gater = self._new_arena_actor(seed=self.config.run.seed + self.counters.gates + 1)
+            self.gater = self._new_arena_actor()
             return
         self.gate_inflight = None
         self.counters.gates += 1
@@ -373,15 +399,18 @@ class TrainingRun:
         gate = self.gate_config
         return gate.num_games if gate.rule == "fixed" else gate.sprt.max_games
 
-    def _new_arena_actor(self, seed: int):
-        """The arena actor: gating matches and mistake rates against perfect play."""
+    def _new_arena_actor(self):
+        """A new arena actor (gating matches and mistake rates against perfect play), seeded by its
+        incarnation number (``trainer.actors.actor_seed``)."""
         ar = self.config.arena
+        self.counters.arena_incarnations += 1
         return GatingActor.options(num_cpus=ar.num_cpus).remote(
             game_name=self.game.name,
             network_config=self.network_config,
             search_config=self.arena_search,
             num_games=ar.num_games, threshold=ar.threshold, opening_random_plies=ar.opening_random_plies,
-            seed=seed, extra_labelled_sets=tuple(ar.extra_labelled_sets), inference=ar.inference,
+            seed=actor_seed(self.config.run.seed, self.counters.arena_incarnations),
+            extra_labelled_sets=tuple(ar.extra_labelled_sets), inference=ar.inference,
             gate=self.gate_config,
             rating=RatingPlan(tuple(ar.rating_pool), ar.rating_games) if ar.rating else None,
         )
@@ -478,6 +507,7 @@ class TrainingRun:
             keep_last=self.config.trainer.keep_checkpoints,
         )
         self.last_checkpoint_step = self.learner.steps
+        self.last_checkpoint_time = time.monotonic()
         if not self.config.arena.gating or not (self.run_dir / "best" / "model.onnx").exists():
             self._write_best()
 
@@ -504,17 +534,19 @@ class TrainingRun:
         return loaded
 
     def _restore(self, loaded) -> int:
+        """Learner, counters and best weights from the checkpoint ``loaded`` (the buffer actor's
+        contents are loaded by :meth:`_restore_then_create_actors`); the step restored, 0 if none."""
         if loaded is None:
             return 0
         ckpt.restore_checkpoint(loaded, self.learner, game=self.game, network_config=self.network_config)
         self.counters = RunCounters.from_dict(loaded.counters)
+        if "arena_incarnations" not in loaded.counters:  # a checkpoint from before the counter existed
+            self.counters.arena_incarnations = 1 + self.counters.gating_restarts
         extra = loaded.extra
         self._set_best({k: v.numpy() for k, v in extra["best_weights"].items()}, self.counters.best_version)
         self.last_gate = extra.get("last_gate", "-")
         self.report.sample_counts = dict(extra.get("sample_counts", {}))
         self.regate = bool(extra.get("gate_in_flight", False)) and self.config.arena.gating
-        ray.get(self.buffer.load_state_dict.remote(loaded.buffer_state()))
-        self.buffer_stats = ray.get(self.buffer.stats.remote())
         self.last_checkpoint_step = self.learner.steps
         return self.learner.steps
 
@@ -529,7 +561,7 @@ class TrainingRun:
 
     def run(self) -> RunSummary:
         run = self.config.run
-        self.started = time.monotonic()
+        self.started = self.last_checkpoint_time = time.monotonic()
         self.stopped_by = "running"
         saved_config = self.run_dir / "config.json"
         if self.config.resume and saved_config.is_file():  # before Ray starts
@@ -543,9 +575,7 @@ class TrainingRun:
         self._start_ray()
         old_handlers = install_stop_handlers(self.stop)  # after Ray, whose driver installs its own
         try:
-            self._create_actors()
-            self._set_best(self._snapshot_numpy(), 0)
-            resumed_from = self._restore(loaded)
+            resumed_from = self._restore_then_create_actors(loaded)
             del loaded
             atomic_write_json(self.run_dir / "config.json", self.config_dict)
             nodes = ray.get([worker.node_id.remote() for worker in self.workers])

@@ -165,6 +165,9 @@ class RunReport:
             "selfplay/leaf_evaluations_per_s": self._window["evaluations"] / seconds if played else None,
             "selfplay/batch_fill": c.leaf_evaluations / c.simulations if c.simulations else None,
             "selfplay/buffer_size": buffer_stats["size"],
+            # best versions newer than the weights that searched each window position (selfplay/replay_buffer.py)
+            "selfplay/buffer_age_versions_mean": buffer_stats.get("age_versions_mean"),
+            "selfplay/buffer_age_versions_max": buffer_stats.get("age_versions_max"),
             "selfplay/rejected_games": buffer_stats["rejected_games"],
             "selfplay/actor_restarts": c.actor_restarts,
             "selfplay/win_rate_first_player": c.wins_first_player / finished if finished else None,

@@ -29,6 +29,29 @@ class StepActions:
     checkpoint: bool
 
 
+def checkpoint_due(
+    step: int, seconds_since_checkpoint: float, every_steps: int | None, every_seconds: float | None
+) -> bool:
+    """Whether the run writes a checkpoint after optimiser step ``step``.
+
+    A checkpoint is due when ``every_steps`` is set and ``step`` is a multiple of it, or when
+    ``every_seconds`` is set and at least that many seconds passed since the last checkpoint (or
+    since the run or its resume started), whichever comes first. The wall clock is the default
+    (``trainer.checkpoint_every_minutes``): what a checkpoint costs is a file of the replay buffer's
+    size, and counting in steps makes that cost follow the learner's speed (on today's Connect Four
+    defaults, 500 steps pass in about 30 s; ``docs/reliability.md`` gives the disk written per hour).
+
+    Args:
+        step: optimiser steps so far, >= 1.
+        seconds_since_checkpoint: wall-clock seconds since the last checkpoint was written.
+        every_steps: an interval in optimiser steps, or None (not by steps).
+        every_seconds: an interval in seconds, or None (not by the clock).
+    """
+    by_steps = every_steps is not None and step % every_steps == 0
+    by_clock = every_seconds is not None and seconds_since_checkpoint >= every_seconds
+    return bool(by_steps or by_clock)
+
+
 @dataclass(frozen=True)
 class Schedule:
     """Settings of ``config.trainer``, ``config.arena`` and ``config.run`` that time the run.
@@ -38,7 +61,10 @@ class Schedule:
         replay_ratio: at most this many samples trained per position added (> 0).
         batches_per_fetch: at most this many batches per request to the buffer.
         min_replay_positions: positions the window must hold before the first batch.
-        publish_every_steps, gate_every_steps, checkpoint_every_steps: intervals in optimiser steps.
+        publish_every_steps, gate_every_steps: intervals in optimiser steps.
+        checkpoint_every_steps: checkpoint interval in optimiser steps, or None (not by steps).
+        checkpoint_every_seconds: checkpoint interval in wall-clock seconds, or None (not by the
+            clock); see :func:`checkpoint_due`.
         gating: True: candidates go through gating matches; False: every publish becomes the best.
         max_steps: stop at this many optimiser steps (None: no limit).
         max_seconds: stop after this many seconds since the start (None: no limit).
@@ -50,10 +76,11 @@ class Schedule:
     min_replay_positions: int
     publish_every_steps: int
     gate_every_steps: int
-    checkpoint_every_steps: int
+    checkpoint_every_steps: int | None
     gating: bool
     max_steps: int | None = None
     max_seconds: float | None = None
+    checkpoint_every_seconds: float | None = None
 
     @classmethod
     def from_config(cls, config) -> Schedule:
@@ -70,6 +97,9 @@ class Schedule:
             gating=ar.gating,
             max_steps=run.max_steps,
             max_seconds=None if run.max_minutes is None else run.max_minutes * 60.0,
+            checkpoint_every_seconds=(
+                None if tr.checkpoint_every_minutes is None else tr.checkpoint_every_minutes * 60.0
+            ),
         )
 
     def batches_to_fetch(self, samples_trained: int, positions_added: int, buffer_size: int) -> int:
@@ -86,13 +116,16 @@ class Schedule:
         allowed = batches_allowed(samples_trained, positions_added, self.batch_size, self.replay_ratio)
         return int(min(self.batches_per_fetch, allowed))
 
-    def after_step(self, step: int, gate_in_flight: bool) -> StepActions:
+    def after_step(self, step: int, gate_in_flight: bool, seconds_since_checkpoint: float = 0.0) -> StepActions:
         """What to do after optimiser step ``step`` (>= 1); a gating match starts only when none is
-        playing."""
+        playing; ``seconds_since_checkpoint`` (wall clock) times the checkpoints
+        (:func:`checkpoint_due`)."""
         return StepActions(
             publish=not self.gating and step % self.publish_every_steps == 0,
             gate=self.gating and step % self.gate_every_steps == 0 and not gate_in_flight,
-            checkpoint=step % self.checkpoint_every_steps == 0,
+            checkpoint=checkpoint_due(
+                step, seconds_since_checkpoint, self.checkpoint_every_steps, self.checkpoint_every_seconds
+            ),
         )
 
     def budget_progress(self, steps: int, elapsed_seconds: float) -> float:
