@@ -13,7 +13,7 @@ import pytest
 
 import games
 from games.pig.game import HOLD, ROLL, Pig
-from mcts import PUCTConfig, run_puct, run_search, state_evaluator
+from mcts import PUCTConfig, run_puct, run_search, state_evaluator, uniform_evaluator
 from mcts.minibatch import run_puct_minibatch
 from mcts.tree import ROOT_INDEX
 
@@ -98,6 +98,27 @@ def test_every_node_holds_its_backup_rule(backup):
             assert node_value(tree, node) == pytest.approx(expected, abs=1e-9)
             checked += 1
     assert checked > 30
+
+
+def test_max_backup_on_one_tictactoe_root_holds_the_best_child_everywhere():
+    # X on cells 0 and 4, O on 1 and 8 (cells 0-8 row by row): X to move wins by the fork at 6
+    # (threats at 3 and 2). Every decision node holds its best visited child's Q, also for a single
+    # root (which the compiled one-root loop of mcts.search would otherwise search with means).
+    game = games.make("tictactoe")
+    state = game.initial_states(1)
+    for cell in (0, 1, 4, 8):
+        state = game.step(state, np.array([cell]))
+    output = run_puct(game, state, uniform_evaluator, PUCTConfig(num_simulations=60, backup="max"),
+                      np.random.default_rng(0), add_root_noise=False)
+    tree = output.tree
+    checked = 0
+    for node in range(int(tree.num_nodes[0])):
+        children = [c for c in tree.children_index[0, node] if c >= 0 and tree.node_visits[0, c] > 0]
+        if children:
+            assert node_value(tree, node) == pytest.approx(max(child_q(tree, node, c) for c in children), abs=1e-9)
+            checked += 1
+    assert checked > 10
+    assert output.root_values[0] == pytest.approx(1.0)
 
 
 # Positions of the ``optimal_play`` labelled set of Pig to 100 (``arena.positions.pig``) where PUCT
