@@ -211,7 +211,7 @@ def run_puct_minibatch(
 
     Raises:
         ValueError: for ``leaves_per_call`` < 1, a negative ``time_limit``, ``config.solver`` on,
-            a game with chance,
+            a ``config.backup`` other than ``"mean"``, a game with chance,
             a malformed or terminal root, or evaluator output of the wrong shape or with
             non-finite values.
     """
@@ -222,6 +222,8 @@ def run_puct_minibatch(
         raise ValueError(f"expected an int leaves_per_call >= 1, got {leaves_per_call!r}")
     if config.solver:
         raise ValueError("run_puct_minibatch has no MCTS-solver; expected config.solver=False (use run_puct)")
+    if config.backup != "mean":
+        raise ValueError(f"run_puct_minibatch backs up means only; expected config.backup='mean' (use run_puct), got {config.backup!r}")
     if game.num_chance_outcomes:
         raise ValueError(
             f"{game.name} has chance states: run_puct_minibatch searches games without chance; "

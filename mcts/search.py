@@ -38,6 +38,7 @@ import numpy as np
 
 from games.base import Game, check_batch, check_not_chance
 from games.checks import is_int
+from mcts.backup import BACKUP_MEAN, BACKUP_MODES, rebackup_paths
 from mcts.chance import ChanceBuffers, LeafCounters, expand_with_chance
 from mcts.evaluators import EvaluateFn, evaluate_leaves
 from mcts.kernels import (
@@ -71,12 +72,14 @@ class LoopSettings:
         num_simulations: simulations per search, >= 1.
         selection: the kernels' selection rule and constants (``mcts.kernels.selection_params``).
         dirichlet_alpha, dirichlet_epsilon: root noise, used when the caller asks for it.
+        backup: the decision-node backup, a ``mcts.backup`` code (``BACKUP_MEAN``: the running mean).
     """
 
     num_simulations: int
     selection: SelectionParams
     dirichlet_alpha: float = 1.0
     dirichlet_epsilon: float = 0.0
+    backup: int = BACKUP_MEAN
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,11 @@ class PUCTConfig:
             lowest variance per simulation, ``K`` evaluations per new chance node) or
             ``"sampling"`` (one outcome drawn per visit: one evaluation per simulation). Ignored
             by games without chance.
+        backup: a node's value (``mcts.backup``): ``"mean"`` (the default: the mean of every
+            simulation through it, AlphaZero's), ``"max"`` (a decision node takes its best visited
+            child's Q) or ``"max_self"`` (the best of its own evaluation and its visited children's
+            Q; exact everywhere when the evaluator's values are). Chance nodes stay expectations.
+            Visits, and so the move played and the policy target, still follow the PUCT rule.
     """
 
     algorithm: ClassVar[str] = "puct"
@@ -118,6 +126,7 @@ class PUCTConfig:
     dirichlet_epsilon: float = 0.25
     solver: bool = False
     chance: str = "expectation"
+    backup: str = "mean"
 
     def __post_init__(self) -> None:
         if not is_int(self.num_simulations):
@@ -140,6 +149,8 @@ class PUCTConfig:
             raise ValueError(f"expected a bool solver, got {self.solver!r}")  # noqa: TRY004 (project rule: ValueError)
         if self.chance not in CHANCE_MODES:
             raise ValueError(f"expected chance in {list(CHANCE_MODES)}, got {self.chance!r}")
+        if self.backup not in BACKUP_MODES:
+            raise ValueError(f"expected backup in {list(BACKUP_MODES)}, got {self.backup!r}")
 
 
 @dataclass
@@ -234,7 +245,9 @@ def run_puct(
         RULE_PUCT, c_puct=config.c_puct, c_base=config.c_base, c_init=config.c_init,
         fpu_value=config.fpu_value, use_solver=config.solver, chance_mode=CHANCE_MODES[config.chance],
     )
-    settings = LoopSettings(config.num_simulations, selection, config.dirichlet_alpha, config.dirichlet_epsilon)
+    settings = LoopSettings(
+        config.num_simulations, selection, config.dirichlet_alpha, config.dirichlet_epsilon, BACKUP_MODES[config.backup]
+    )
     output = search_loop(game, root_states, evaluate_fn, rng, settings, add_root_noise, tree)
     return with_visit_choice(output, bool(config.solver))
 
@@ -357,7 +370,12 @@ def search_loop(
     root_actions = np.full(batch, NO_FORCED_ACTION, dtype=np.int32)
     arrays = tree.arrays()
     use_solver = bool(params.use_solver)
-    single = batch == 1 and not num_outcomes and root_action_fn is None and num_actions <= SINGLE_MAX_ACTIONS
+    backup = int(settings.backup)
+    # The compiled single-root loop backs up means only: another backup takes the batched loop.
+    single = (
+        batch == 1 and not num_outcomes and root_action_fn is None and num_actions <= SINGLE_MAX_ACTIONS
+        and backup == BACKUP_MEAN
+    )
     rules = game.compiled_rules() if single else None
     if rules is not None:  # one root: the simulations in compiled calls, the same tree (mcts.single)
         loop = SingleRootLoop(arrays, params, walks, root_actions, chance.seeds(rng), new, chance.outcomes, counters)
@@ -372,6 +390,8 @@ def search_loop(
         if num_outcomes:
             expand_with_chance(game, evaluate_fn, rng, tree, chance, expand, walks, new, counters)
             expand_and_backup(arrays, walks, new, chance.outcomes, use_solver, chance_mode)
+            if backup != BACKUP_MEAN:
+                rebackup_paths(arrays, walks, backup, chance_mode)
             continue
         if expand.all():
             rows = all_rows
@@ -395,6 +415,8 @@ def search_loop(
                 if degenerate.any():
                     num_degenerate += degenerate
                 expand_and_backup(arrays, walks, new, chance.outcomes, use_solver, chance_mode)
+                if backup != BACKUP_MEAN:
+                    rebackup_paths(arrays, walks, backup, chance_mode)
                 continue
         else:
             terminal = game.terminal(stepped) if rows.size else None
@@ -425,6 +447,8 @@ def search_loop(
                 if degenerate.any():
                     num_degenerate[eval_rows] += degenerate
         expand_and_backup(arrays, walks, new, chance.outcomes, use_solver, chance_mode)
+        if backup != BACKUP_MEAN:
+            rebackup_paths(arrays, walks, backup, chance_mode)
 
     root_values = (tree.node_value_sum[:, ROOT_INDEX] / tree.node_visits[:, ROOT_INDEX]).astype(np.float32)
     q_values = tree.q_values(ROOT_INDEX)

@@ -42,6 +42,34 @@ def test_exact_report_has_no_value_error_and_names_each_budget(capsys):
         script.main(["--exact", "--model", "x"])
 
 
+def test_max_self_backup_on_exact_values_makes_no_mistake_by_q_where_the_mean_errs(capsys):
+    script = load_script("pig_value_error")
+    argv = ["--exact", "--sims", "32", "--backup", "mean", "max_self", "--limit", "150", "--uniform", "0",
+            "--sets", "optimal_play"]
+    assert script.main(argv) == 0
+    moves = json.loads(capsys.readouterr().out)["moves"]["optimal_play"]
+    assert moves["sims_32_mean"]["mistake_rate"] == pytest.approx(0.18)
+    assert moves["sims_32_max_self"]["mistake_rate"] == pytest.approx(0.06)  # 16-16 visit ties go to roll
+    assert moves["tq_sims_32_max_self"]["mistake_rate"] == 0.0
+    assert moves["q_sims_32_max_self"]["mistake_rate"] == 0.0
+
+
+def test_noisy_value_is_fixed_per_state_and_exact_priors_make_no_mistake(capsys):
+    script = load_script("pig_value_error")
+    game = games.make("pig")
+    evaluate = script.exact_evaluator(game, value_noise=0.1, prior_error=0.0)
+    state = game.states_at([40, 40], [30, 30], [5, 5])
+    priors, values = evaluate(game.observation(state), game.legal_mask(state))
+    assert values[0] == values[1]
+    assert sorted(priors[0].tolist()) == pytest.approx([0.2, 0.8])
+    argv = ["--exact", "--sims", "8", "--prior-error", "0", "--value-noise", "0.1", "--limit", "150",
+            "--uniform", "0", "--sets", "optimal_play"]
+    assert script.main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["moves"]["optimal_play"]["policy"]["mistake_rate"] == 0.0
+    assert 0.06 < report["value"]["optimal_play"]["all"]["mae"] < 0.1  # sd 0.1: E|e| = 0.1 sqrt(2 / pi)
+
+
 def test_encodings_round_trip_and_targets_follow_the_solver():
     script = load_script("pig_encoding_check")
     numbers = np.array([[0, 5, 12], [99, 0, 140]])
