@@ -15,6 +15,8 @@ Syntax: ``KIND`` or ``KIND:KEY=VALUE[,KEY=VALUE...]``, for example::
                                 virtual loss, PUCT only; default 1, 8 with time=;
                                 time=0.5: 0.5 s per move, at most MAX_TIMED_SIMULATIONS or sims;
                                 chance=sampling: chance nodes by sampling, not expectation;
+                                backup=max_self: decision nodes back up the best of their value
+                                and their children's (mcts.backup; Pig's training default);
                                 solver=true: MCTS-solver proofs decide the move, one leaf a call)
     policy:model=PATH           the network alone: argmax of the masked policy
                                 (every kind with model= takes threads=N: the network's CPU threads, default 1;
@@ -56,7 +58,7 @@ SPEC_OPTIONS: dict[str, dict[str, type]] = {
     "solver": {"seed": int},
     "mcts": {
         "model": str, "search": str, "sims": int, "time": float, "c_puct": float, "batch": int, "threads": int,
-        "chance": str, "solver": bool, "symmetries": bool, "seed": int,
+        "chance": str, "backup": str, "solver": bool, "symmetries": bool, "seed": int,
     },
     "policy": {"model": str, "threads": int, "symmetries": bool, "seed": int},
     "human": {"seed": int},
@@ -72,7 +74,7 @@ BOOLEAN_VALUES = {"true": True, "false": False, "1": True, "0": False, "yes": Tr
 #: the search of ``mcts`` players without ``search=`` (a name of ``mcts.registry``)
 DEFAULT_SEARCH = "puct"
 #: ``mcts`` options that are fields of the search's settings (``mcts.PUCTConfig.c_puct``, ...)
-SEARCH_SETTING_OPTIONS = ("c_puct", "chance", "solver")
+SEARCH_SETTING_OPTIONS = ("c_puct", "chance", "backup", "solver")
 #: kinds whose ``model`` option is required
 MODEL_KINDS = ("mcts", "policy")
 #: default simulations of ``mcts`` players per move

@@ -73,3 +73,15 @@ def test_searches_of_deterministic_games_refuse_a_game_with_chance():
         with pytest.raises(ValueError, match="searches games without chance; pig rolls dice"):
             build_player(text, game)
     assert build_player("alphabeta:depth=2", games.make("connect4")).name == "alphabeta:depth=2"
+
+
+def test_mcts_specs_take_the_backup_of_the_search():
+    from arena.specs import search_settings
+
+    settings = search_settings(parse_spec("mcts:model=m.onnx,backup=max_self"), 32)
+    assert (settings.backup, settings.num_simulations) == ("max_self", 32)
+    assert search_settings(parse_spec("mcts:model=m.onnx"), 32).backup == "mean"
+    with pytest.raises(ValueError, match=r"search=gumbel has no setting \['backup'\]"):
+        search_settings(parse_spec("mcts:model=m.onnx,search=gumbel,backup=max"), 32)
+    with pytest.raises(ValueError, match="backup"):
+        search_settings(parse_spec("mcts:model=m.onnx,backup=median"), 32)
