@@ -39,11 +39,11 @@ def _browser_or_skip() -> None:
         pytest.skip(reason)
 
 
-@pytest.fixture(scope="module")
-def page(tmp_path_factory):
-    """``(driver, url)``: headless Chromium and a ``play --web`` server with a tiny Connect Four model."""
+def _served_page(tmp_path_factory, game_name: str):
+    """Yields ``(driver, url)``: headless Chromium and a ``play --web`` server with a tiny model of
+    ``game_name``; both are stopped after the module's tests."""
     _browser_or_skip()
-    model = export_tiny_mlp("connect4", tmp_path_factory.mktemp("web") / "best")
+    model = export_tiny_mlp(game_name, tmp_path_factory.mktemp("web") / "best")
     server, url = start_server(model, "--sims", str(SIMS))
     driver = None
     try:
@@ -53,6 +53,12 @@ def page(tmp_path_factory):
         if driver is not None:
             stop_chromium(driver)
         stop_server(server)
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    """``(driver, url)``: headless Chromium and a ``play --web`` server with a tiny Connect Four model."""
+    yield from _served_page(tmp_path_factory, "connect4")
 
 
 def _attribute(driver, element_id: str, name: str) -> str:
@@ -212,17 +218,7 @@ def test_the_page_fits_a_phone_screen(page):
 @pytest.fixture(scope="module")
 def pig_page(tmp_path_factory):
     """``(driver, url)``: headless Chromium and a ``play --web`` server with a tiny Pig model."""
-    _browser_or_skip()
-    model = export_tiny_mlp("pig", tmp_path_factory.mktemp("web-pig") / "best")
-    server, url = start_server(model, "--sims", str(SIMS))
-    driver = None
-    try:
-        driver = start_chromium(1100, 850)
-        yield driver, url
-    finally:
-        if driver is not None:
-            stop_chromium(driver)
-        stop_server(server)
+    yield from _served_page(tmp_path_factory, "pig")
 
 
 #: the human's turn total at which it holds (Neller & Presser 2004, "hold at 20")
