@@ -18,16 +18,8 @@ from networks.model_utils import PolicyValueNetwork
 
 
 class MLP(PolicyValueNetwork):
-    """Fully connected policy/value network.
-
-    Args:
-        config: a ``NetworkConfig`` with ``kind == "mlp"``.
-        observation_shape: ``(C, H, W)`` of one observation.
-        num_actions: ``A``, the number of policy logits.
-
-    Raises:
-        ValueError: if ``config.kind`` is not ``"mlp"``, or the shape or action count is not positive.
-    """
+    """Fully connected policy/value network, built from a ``NetworkConfig`` with ``kind == "mlp"``;
+    arguments, ``forward`` and errors as ``networks.model_utils.PolicyValueNetwork``."""
 
     def __init__(self, config: NetworkConfig, observation_shape, num_actions: int) -> None:
         super().__init__("mlp", config, observation_shape, num_actions)

@@ -46,17 +46,9 @@ class ResidualBlock(nn.Module):
 
 
 class ResNet(PolicyValueNetwork):
-    """AlphaZero ResNet (see module docstring for the layers and their source).
-
-    Args:
-        config: a ``NetworkConfig`` with ``kind == "resnet"``.
-        observation_shape: ``(C, H, W)`` of one observation.
-        num_actions: ``A``, the number of policy logits.
-
-    Raises:
-        ValueError: if ``config.kind`` is not ``"resnet"``, or the shape or action count is not
-            positive.
-    """
+    """AlphaZero ResNet (see module docstring for the layers and their source), built from a
+    ``NetworkConfig`` with ``kind == "resnet"``; arguments, ``forward`` and errors as
+    ``networks.model_utils.PolicyValueNetwork``."""
 
     def __init__(self, config: NetworkConfig, observation_shape, num_actions: int) -> None:
         super().__init__("resnet", config, observation_shape, num_actions)
