@@ -67,6 +67,15 @@ def _attribute(driver, element_id: str, name: str) -> str:
     return driver.find_element(By.ID, element_id).get_attribute(name) or ""
 
 
+
+def _human_turn_or_result(wait, driver) -> str:
+    """Waits until the human is to move or the game is over; the page's result text, "" while the
+    game goes on."""
+    wait.until(
+        lambda _: _attribute(driver, "status", "data-turn") == "human" or _attribute(driver, "status", "data-result")
+    )
+    return _attribute(driver, "status", "data-result")
+
 @pytest.mark.slow
 def test_clicking_columns_plays_the_model_to_an_announced_end(page):
     from selenium.webdriver.common.by import By
@@ -83,13 +92,7 @@ def test_clicking_columns_plays_the_model_to_an_announced_end(page):
     game = games.make("connect4")
     first_reply_checked = False
     for _ in range(21):  # X has at most 21 moves
-        wait.until(
-            lambda _: (
-                _attribute(driver, "status", "data-turn") == "human"
-                or _attribute(driver, "status", "data-result")
-            )
-        )
-        if _attribute(driver, "status", "data-result"):
+        if _human_turn_or_result(wait, driver):
             break
         ply = int(_attribute(driver, "board", "data-ply"))
         legal = driver.find_elements(By.CSS_SELECTOR, '#board .move[data-legal="true"]')
@@ -163,10 +166,7 @@ def test_the_picker_switches_to_connect4_and_the_model_plays_a_whole_game(page):
 
     game = games.make("connect4")
     for _ in range(21):  # X has at most 21 moves
-        wait.until(
-            lambda _: _attribute(driver, "status", "data-turn") == "human" or _attribute(driver, "status", "data-result")
-        )
-        if _attribute(driver, "status", "data-result"):
+        if _human_turn_or_result(wait, driver):
             break
         ply = int(_attribute(driver, "board", "data-ply"))
         driver.find_elements(By.CSS_SELECTOR, '#board .move[data-legal="true"]')[0].click()
@@ -243,13 +243,7 @@ def test_a_whole_game_of_pig_against_the_model_with_the_dice_shown(pig_page):
     game = games.make("pig")
     rolls_seen = 0
     for _ in range(600):  # a game to 100 points: far fewer human decisions than this
-        wait.until(
-            lambda _: (
-                _attribute(driver, "status", "data-turn") == "human"
-                or _attribute(driver, "status", "data-result")
-            )
-        )
-        if _attribute(driver, "status", "data-result"):
+        if _human_turn_or_result(wait, driver):
             break
         moves = _attribute(driver, "moves", "data-moves")
         state = tuple(int(v) for v in game.states_from_moves([moves])[0])
