@@ -76,6 +76,24 @@ def _human_turn_or_result(wait, driver) -> str:
     )
     return _attribute(driver, "status", "data-result")
 
+
+def _check_the_announced_end(driver, game) -> str:
+    """Asserts that the page's moves finish ``game``, that the status names the winner and the
+    result (``arena.game_text.result_text``) with ``data-result`` X, O or draw, and that no move
+    is offered; returns the move string."""
+    from selenium.webdriver.common.by import By
+
+    moves = _attribute(driver, "moves", "data-moves")
+    state = game.states_from_moves([moves])[0]
+    assert bool(game.terminal(state[None])[0]), f"the page stopped before the end: {moves}"
+    winner = int(game.winner(state[None])[0])
+    expected = {0: "You win (X).", 1: "Model (O) wins.", -1: "Draw."}[winner]
+    status = driver.find_element(By.ID, "status")
+    assert status.text == f"{expected} {result_text(game, tuple(int(v) for v in state))}"
+    assert status.get_attribute("data-result") == {0: "X", 1: "O", -1: "draw"}[winner]
+    assert driver.find_elements(By.CSS_SELECTOR, '#board .move[data-legal="true"]') == []
+    return moves
+
 @pytest.mark.slow
 def test_clicking_columns_plays_the_model_to_an_announced_end(page):
     from selenium.webdriver.common.by import By
@@ -112,15 +130,7 @@ def test_clicking_columns_plays_the_model_to_an_announced_end(page):
             assert "Evaluation for you (X)" in driver.find_element(By.ID, "eval-text").text
             first_reply_checked = True
 
-    moves = _attribute(driver, "moves", "data-moves")
-    state = game.states_from_moves([moves])[0]
-    assert bool(game.terminal(state[None])[0]), f"the page stopped before the end: {moves}"
-    winner = int(game.winner(state[None])[0])
-    expected = {0: "You win (X).", 1: "Model (O) wins.", -1: "Draw."}[winner]
-    status = driver.find_element(By.ID, "status")
-    assert status.text == f"{expected} {result_text(game, tuple(int(v) for v in state))}"
-    assert status.get_attribute("data-result") == {0: "X", 1: "O", -1: "draw"}[winner]
-    assert driver.find_elements(By.CSS_SELECTOR, '#board .move[data-legal="true"]') == []
+    moves = _check_the_announced_end(driver, game)
 
     # Undo reopens the game; New game empties the board
     driver.find_element(By.ID, "undo").click()
@@ -264,13 +274,5 @@ def test_a_whole_game_of_pig_against_the_model_with_the_dice_shown(pig_page):
             )
         )
 
-    moves = _attribute(driver, "moves", "data-moves")
-    state = game.states_from_moves([moves])[0]
-    assert bool(game.terminal(state[None])[0]), f"the page stopped before the end: {moves}"
+    moves = _check_the_announced_end(driver, game)
     assert rolls_seen > 0 and "h" in moves
-    winner = int(game.winner(state[None])[0])
-    expected = {0: "You win (X).", 1: "Model (O) wins.", -1: "Draw."}[winner]
-    status = driver.find_element(By.ID, "status")
-    assert status.text == f"{expected} {result_text(game, tuple(int(v) for v in state))}"
-    assert status.get_attribute("data-result") == {0: "X", 1: "O", -1: "draw"}[winner]
-    assert driver.find_elements(By.CSS_SELECTOR, '#board .move[data-legal="true"]') == []
