@@ -97,13 +97,18 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
 
 
+def _spec_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """A parser whose help ends with the grammar of player specs (``SPEC_HELP``), kept as written."""
+    return argparse.ArgumentParser(
+        prog=prog, description=description, epilog=SPEC_HELP, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+
+
 def _match_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="arena",
-        description="Play a match or a round-robin ladder between player specs; "
+    parser = _spec_parser(
+        "arena",
+        "Play a match or a round-robin ladder between player specs; "
         "'arena accuracy PLAYER' measures mistakes against perfect play (options: 'arena accuracy --help').",
-        epilog=SPEC_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("players", nargs="*", metavar="PLAYER", help="two player specs (A then B)")
     parser.add_argument("--ladder", nargs="+", metavar="PLAYER", help="round robin between these specs")
@@ -133,12 +138,10 @@ def _match_parser() -> argparse.ArgumentParser:
 
 
 def _accuracy_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="arena accuracy",
-        description="Share of solver-labelled positions where PLAYER's move is a mistake "
+    parser = _spec_parser(
+        "arena accuracy",
+        "Share of solver-labelled positions where PLAYER's move is a mistake "
         "(another move has a strictly better outcome: win > draw > loss).",
-        epilog=SPEC_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("player", metavar="PLAYER", help="player spec")
     parser.add_argument(

@@ -35,8 +35,8 @@ import games
 from arena.game_text import PLAYER_SYMBOLS, event_players, parse_position, result_text, state_after, verdict
 from arena.model_player import load_model, make_model_player  # noqa: F401  (load_model: the old import path)
 from arena.players import Analysis, parse_move_token
+from arena.poker_play import exit_status, wants_poker
 from arena.poker_play import main as poker_main
-from arena.poker_play import wants_poker
 from arena.specs import build_player, parse_spec
 from arena.web.catalogue import WebOptions, build_catalogue, served_models
 from arena.web.server import bind, is_loopback, serve
@@ -474,46 +474,42 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
 
         return poker_main(argv, stdin, stdout)
     args = _parser().parse_args(argv)
-    try:
-        if not 0 <= args.sims <= MAX_SIMULATIONS:
-            raise UsageError(f"--sims: expected 0..{MAX_SIMULATIONS}, got {args.sims}")
-        if args.seed < 0:
-            raise UsageError(f"--seed: expected an integer >= 0, got {args.seed}")
-        if args.web and args.engine:
-            raise UsageError("--web and --engine: expected one of them, got both")
-        if args.threads is not None and args.threads < 1:
-            raise UsageError(f"--threads: expected an integer >= 1, got {args.threads}")
-        if args.web:
-            return serve_web(args, stdout)
-        model_path, note = resolve_model(args.model, args.game)
-        for line in (note, model_summary(model_path)):  # on stderr: stdout is the game (or the protocol)
-            if line:
-                _write(sys.stderr, f"play: {line}\n")
-        args.model = str(model_path)
-        game, evaluate_fn = load_model(args.model, args.game, num_threads=args.threads)
-        if args.symmetries:
-            evaluate_fn = symmetry_averaged(game, evaluate_fn)
-        if args.engine:
-            return Engine(game, evaluate_fn, args.sims, args.seed, stdout, search=args.search).run(stdin)
-        start = game.parse_moves(args.position) if args.position else []
-        seeds = np.random.SeedSequence(args.seed).spawn(2)
-        model = make_model_player(evaluate_fn, args.sims, int(seeds[0].generate_state(1)[0]), search=args.search)
-        opponent = None
-        if args.opponent is not None:
-            spec = parse_spec(args.opponent)
-            if spec.kind != "human":
-                opponent = build_player(spec, game, seed=int(seeds[1].generate_state(1)[0]))
-        human_side = 0 if args.human_side is None else args.human_side
-        dice = np.random.default_rng([args.seed, 1]) if game.num_chance_outcomes else None
-        session = HumanSession(game, model, human_side, start, stdin, stdout, opponent, args.show_analysis, dice)
-        return session.run()
-    except (ValueError, FileNotFoundError) as error:
-        print(f"play: error: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return 0
+    return exit_status(lambda: _play(args, stdin, stdout))
+
+
+def _play(args: argparse.Namespace, stdin, stdout) -> int:
+    if not 0 <= args.sims <= MAX_SIMULATIONS:
+        raise UsageError(f"--sims: expected 0..{MAX_SIMULATIONS}, got {args.sims}")
+    if args.seed < 0:
+        raise UsageError(f"--seed: expected an integer >= 0, got {args.seed}")
+    if args.web and args.engine:
+        raise UsageError("--web and --engine: expected one of them, got both")
+    if args.threads is not None and args.threads < 1:
+        raise UsageError(f"--threads: expected an integer >= 1, got {args.threads}")
+    if args.web:
+        return serve_web(args, stdout)
+    model_path, note = resolve_model(args.model, args.game)
+    for line in (note, model_summary(model_path)):  # on stderr: stdout is the game (or the protocol)
+        if line:
+            _write(sys.stderr, f"play: {line}\n")
+    args.model = str(model_path)
+    game, evaluate_fn = load_model(args.model, args.game, num_threads=args.threads)
+    if args.symmetries:
+        evaluate_fn = symmetry_averaged(game, evaluate_fn)
+    if args.engine:
+        return Engine(game, evaluate_fn, args.sims, args.seed, stdout, search=args.search).run(stdin)
+    start = game.parse_moves(args.position) if args.position else []
+    seeds = np.random.SeedSequence(args.seed).spawn(2)
+    model = make_model_player(evaluate_fn, args.sims, int(seeds[0].generate_state(1)[0]), search=args.search)
+    opponent = None
+    if args.opponent is not None:
+        spec = parse_spec(args.opponent)
+        if spec.kind != "human":
+            opponent = build_player(spec, game, seed=int(seeds[1].generate_state(1)[0]))
+    human_side = 0 if args.human_side is None else args.human_side
+    dice = np.random.default_rng([args.seed, 1]) if game.num_chance_outcomes else None
+    session = HumanSession(game, model, human_side, start, stdin, stdout, opponent, args.show_analysis, dice)
+    return session.run()
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 import numpy as np
 
@@ -134,15 +135,27 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
     args = _parser().parse_args(argv)
     stdin = stdin if stdin is not None else sys.stdin
     stdout = stdout if stdout is not None else sys.stdout
-    try:
-        if not 1 <= args.hands <= MAX_HANDS:
-            raise ValueError(f"--hands: expected 1..{MAX_HANDS}, got {args.hands}")
-        if args.seed < 0:
-            raise ValueError(f"--seed: expected an integer >= 0, got {args.seed}")
+    return exit_status(lambda: _play(args, stdin, stdout))
 
-        tree, policy = load_policy(args.policy, args.game)
-        seat = 0 if args.human_seat is None else args.human_seat
-        return PokerSession(tree, policy, args.hands, seat, np.random.default_rng(args.seed), stdin, stdout).run()
+
+def _play(args: argparse.Namespace, stdin, stdout) -> int:
+    if not 1 <= args.hands <= MAX_HANDS:
+        raise ValueError(f"--hands: expected 1..{MAX_HANDS}, got {args.hands}")
+    if args.seed < 0:
+        raise ValueError(f"--seed: expected an integer >= 0, got {args.seed}")
+
+    tree, policy = load_policy(args.policy, args.game)
+    seat = 0 if args.human_seat is None else args.human_seat
+    return PokerSession(tree, policy, args.hands, seat, np.random.default_rng(args.seed), stdin, stdout).run()
+
+
+def exit_status(run: Callable[[], int]) -> int:
+    """``run()``'s exit status, or that of what it raises: 2 for a ``ValueError`` or
+    ``FileNotFoundError`` (printed as ``play: error: ...`` on stderr), 130 for an interrupt, 0 when
+    the output is closed (``BrokenPipeError``). Shared by both ``play`` front ends
+    (``arena/play_cli.py`` and this module)."""
+    try:
+        return run()
     except (ValueError, FileNotFoundError) as error:
         print(f"play: error: {error}", file=sys.stderr)
         return 2

@@ -464,3 +464,19 @@ def check_batch(game: Game, states: np.ndarray, actions: np.ndarray | None = Non
             raise ValueError(
                 f"{game.name}: expected actions of shape [{states.shape[0]}], got {actions.shape}"
             )
+
+
+class WithoutCompiledRules:
+    """``game`` with its compiled rules hidden: ``compiled_rules()`` returns None and every other
+    attribute is the game's own, so one-root searches take the batched loop. For comparing the
+    compiled and batched loops on the same game (tests/test_single_position_search.py,
+    scripts/bench_puct_single.py)."""
+
+    def __init__(self, game: Game):
+        self._game = game
+
+    def compiled_rules(self) -> None:
+        return None
+
+    def __getattr__(self, name):
+        return getattr(self._game, name)

@@ -90,13 +90,30 @@ def check_plain(value, where: str = "extra"):
     )
 
 
-def _model_sizes(model: torch.nn.Module) -> tuple[list[int], int]:
+def checked_model(
+    model: torch.nn.Module, config: NetworkConfig, game_name: str, game_version: int
+) -> tuple[torch.nn.Module, list[int], int]:
+    """The model to save (unwrapped from ``torch.compile``/DDP), its observation shape and action
+    count, after checking what a saved model is filed under (used by ``model_payload`` and
+    ``networks.export.export_model``).
+
+    Raises:
+        ValueError: if ``config`` is not a ``NetworkConfig``, ``game_name`` is not a non-empty str,
+            ``game_version`` not an int, or the model lacks ``observation_shape``/``num_actions``.
+    """
+    if not isinstance(config, NetworkConfig):
+        raise ValueError(f"config: expected a NetworkConfig, got {type(config).__name__}")
+    if not isinstance(game_name, str) or not game_name:
+        raise ValueError(f"game_name: expected a non-empty str, got {game_name!r}")
+    if not is_int(game_version):
+        raise ValueError(f"game_version: expected an int, got {game_version!r}")
+    model = unwrap_model(model)
     for attribute in ("observation_shape", "num_actions"):
         if not hasattr(model, attribute):
             raise ValueError(
                 f"model: expected an attribute {attribute!r} (build it with networks.build_network)"
             )
-    return [int(v) for v in model.observation_shape], int(model.num_actions)
+    return model, [int(v) for v in model.observation_shape], int(model.num_actions)
 
 
 def model_payload(
@@ -116,14 +133,7 @@ def model_payload(
             ``game_version`` not an int, the model lacks ``observation_shape``/``num_actions``, a
             weight is not finite, or ``extra`` holds a non-plain value (its path is named).
     """
-    if not isinstance(config, NetworkConfig):
-        raise ValueError(f"config: expected a NetworkConfig, got {type(config).__name__}")
-    if not isinstance(game_name, str) or not game_name:
-        raise ValueError(f"game_name: expected a non-empty str, got {game_name!r}")
-    if not is_int(game_version):
-        raise ValueError(f"game_version: expected an int, got {game_version!r}")
-    model = unwrap_model(model)
-    observation_shape, num_actions = _model_sizes(model)
+    model, observation_shape, num_actions = checked_model(model, config, game_name, game_version)
     state_dict = {}
     for key, value in model.state_dict().items():
         tensor = value.detach().to("cpu", copy=True)

@@ -33,7 +33,14 @@ import torch
 
 from games.atomic import atomic_write_bytes, atomic_write_json
 from games.checks import is_int
-from networks.checkpoint import FORMAT, FORMAT_VERSION, ModelMetadata, check_plain, model_from_payload
+from networks.checkpoint import (
+    FORMAT,
+    FORMAT_VERSION,
+    ModelMetadata,
+    check_plain,
+    checked_model,
+    model_from_payload,
+)
 from networks.config import NetworkConfig
 from networks.model_utils import unwrap_model
 from networks.onnx_evaluator import (
@@ -206,18 +213,7 @@ def export_model(
     # heavy dependency (safetensors): imported where it is used
     from safetensors.torch import save as safetensors_save
 
-    if not isinstance(config, NetworkConfig):
-        raise ValueError(f"config: expected a NetworkConfig, got {type(config).__name__}")
-    if not isinstance(game_name, str) or not game_name:
-        raise ValueError(f"game_name: expected a non-empty str, got {game_name!r}")
-    if not is_int(game_version):
-        raise ValueError(f"game_version: expected an int, got {game_version!r}")
-    model = unwrap_model(model)
-    for attribute in ("observation_shape", "num_actions"):
-        if not hasattr(model, attribute):
-            raise ValueError(
-                f"model: expected an attribute {attribute!r} (build it with networks.build_network)"
-            )
+    model, _, _ = checked_model(model, config, game_name, game_version)
     extra = _plain_json("extra", extra)
     provenance = _plain_json("provenance", provenance)
     unknown = sorted(set(provenance) - set(PROVENANCE_KEYS))

@@ -14,28 +14,15 @@ import torch
 from torch import nn
 
 from networks.config import NetworkConfig
-from networks.model_utils import check_observation_batch
-from networks.shapes import check_sizes
+from networks.model_utils import PolicyValueNetwork
 
 
-class MLP(nn.Module):
-    """Fully connected policy/value network.
-
-    Args:
-        config: a ``NetworkConfig`` with ``kind == "mlp"``.
-        observation_shape: ``(C, H, W)`` of one observation.
-        num_actions: ``A``, the number of policy logits.
-
-    Raises:
-        ValueError: if ``config.kind`` is not ``"mlp"``, or the shape or action count is not positive.
-    """
+class MLP(PolicyValueNetwork):
+    """Fully connected policy/value network, built from a ``NetworkConfig`` with ``kind == "mlp"``;
+    arguments, ``forward`` and errors as ``networks.model_utils.PolicyValueNetwork``."""
 
     def __init__(self, config: NetworkConfig, observation_shape, num_actions: int) -> None:
-        super().__init__()
-        if config.kind != "mlp":
-            raise ValueError(f"MLP: expected config.kind 'mlp', got {config.kind!r}")
-        self.observation_shape, self.num_actions = check_sizes(observation_shape, num_actions)
-        self.config = config
+        super().__init__("mlp", config, observation_shape, num_actions)
         layers: list[nn.Module] = [nn.Flatten()]
         width = math.prod(self.observation_shape)
         for hidden in config.mlp_hidden:
@@ -47,19 +34,6 @@ class MLP(nn.Module):
             nn.Linear(width, config.value_hidden), nn.ReLU(), nn.Linear(config.value_hidden, 1), nn.Tanh()
         )
 
-    def forward(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Policy logits and value for a batch.
-
-        Args:
-            observations: ``[B, C, H, W]`` float32, from the view of the player to move.
-
-        Returns:
-            ``(policy_logits, value)``: ``[B, A]`` float32 unmasked logits, and ``[B]`` float32
-            values in ``[-1, 1]`` for the player to move.
-
-        Raises:
-            ValueError: if ``observations`` is not ``[B, C, H, W]`` with this network's ``(C, H, W)``.
-        """
-        check_observation_batch(observations, self.observation_shape)
-        trunk = self.trunk(observations)
-        return self.policy_head(trunk).float(), self.value_head(trunk).squeeze(-1).float()
+    def trunk_features(self, observations: torch.Tensor) -> torch.Tensor:
+        """``[B, C, H, W]`` float32 -> ``[B, mlp_hidden[-1]]`` (flattened, then the Linear -> ReLU layers)."""
+        return self.trunk(observations)

@@ -10,6 +10,8 @@ import numpy as np
 import torch
 from torch.nn.utils.fusion import fuse_conv_bn_eval
 
+from networks.shapes import check_sizes
+
 
 def check_observation_batch(observations: torch.Tensor, observation_shape: tuple[int, int, int]) -> None:
     """Raise ``ValueError`` unless ``observations`` is a ``[B, C, H, W]`` tensor with this ``(C, H, W)``.
@@ -30,6 +32,54 @@ def check_observation_batch(observations: torch.Tensor, observation_shape: tuple
         )
     if not observations.is_floating_point():
         raise ValueError(f"observations: expected a float32 tensor, got {observations.dtype}")
+
+
+class PolicyValueNetwork(torch.nn.Module):
+    """The contract of the policy/value networks (``networks.mlp.MLP``, ``networks.resnet.ResNet``):
+    a trunk (``trunk_features``) shared by a policy head (``policy_head``, ``A`` logits) and a value
+    head (``value_head``, one tanh value), as in AlphaGo Zero (Silver et al. 2017, Methods, "Neural
+    network architecture").
+
+    Args:
+        kind: the ``config.kind`` this network is built for (``"mlp"``, ``"resnet"``).
+        config: its ``NetworkConfig``.
+        observation_shape: ``(C, H, W)`` of one observation.
+        num_actions: ``A``, the number of policy logits.
+
+    Raises:
+        ValueError: if ``config.kind`` is not ``kind``, or the shape or action count is not positive.
+    """
+
+    def __init__(self, kind: str, config, observation_shape, num_actions: int) -> None:
+        super().__init__()
+        if config.kind != kind:
+            raise ValueError(f"{type(self).__name__}: expected config.kind {kind!r}, got {config.kind!r}")
+        self.observation_shape, self.num_actions = check_sizes(observation_shape, num_actions)
+        self.config = config
+
+    def trunk_features(self, observations: torch.Tensor) -> torch.Tensor:
+        """The trunk's output for ``[B, C, H, W]`` float32 observations, read by both heads."""
+        raise NotImplementedError
+
+    def forward(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Policy logits and value for a batch.
+
+        Args:
+            observations: ``[B, C, H, W]`` float32, from the view of the player to move.
+
+        Returns:
+            ``(policy_logits, value)``: ``[B, A]`` float32 unmasked logits, and ``[B]`` float32
+            values in ``[-1, 1]`` for the player to move.
+
+        Raises:
+            ValueError: if ``observations`` is not ``[B, C, H, W]`` with this network's ``(C, H, W)``.
+        """
+        check_observation_batch(observations, self.observation_shape)
+        trunk = self.trunk_features(observations)
+        policy_logits = self.policy_head(trunk)
+        value = self.value_head(trunk).squeeze(-1)
+        # Under bf16 autocast the heads come out in bf16; callers always get float32.
+        return policy_logits.float(), value.float()
 
 
 def count_parameters(model: torch.nn.Module) -> int:

@@ -21,8 +21,7 @@ import torch
 from torch import nn
 
 from networks.config import NetworkConfig
-from networks.model_utils import check_observation_batch
-from networks.shapes import check_sizes
+from networks.model_utils import PolicyValueNetwork
 
 
 def _conv_bn(in_channels: int, out_channels: int, kernel_size: int) -> list[nn.Module]:
@@ -46,25 +45,13 @@ class ResidualBlock(nn.Module):
         return torch.relu(out + x)
 
 
-class ResNet(nn.Module):
-    """AlphaZero ResNet (see module docstring for the layers and their source).
-
-    Args:
-        config: a ``NetworkConfig`` with ``kind == "resnet"``.
-        observation_shape: ``(C, H, W)`` of one observation.
-        num_actions: ``A``, the number of policy logits.
-
-    Raises:
-        ValueError: if ``config.kind`` is not ``"resnet"``, or the shape or action count is not
-            positive.
-    """
+class ResNet(PolicyValueNetwork):
+    """AlphaZero ResNet (see module docstring for the layers and their source), built from a
+    ``NetworkConfig`` with ``kind == "resnet"``; arguments, ``forward`` and errors as
+    ``networks.model_utils.PolicyValueNetwork``."""
 
     def __init__(self, config: NetworkConfig, observation_shape, num_actions: int) -> None:
-        super().__init__()
-        if config.kind != "resnet":
-            raise ValueError(f"ResNet: expected config.kind 'resnet', got {config.kind!r}")
-        self.observation_shape, self.num_actions = check_sizes(observation_shape, num_actions)
-        self.config = config
+        super().__init__("resnet", config, observation_shape, num_actions)
         in_channels, height, width = self.observation_shape
         area = height * width
         self.stem = nn.Sequential(*_conv_bn(in_channels, config.channels, 3), nn.ReLU())
@@ -85,22 +72,6 @@ class ResNet(nn.Module):
             nn.Tanh(),
         )
 
-    def forward(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Policy logits and value for a batch.
-
-        Args:
-            observations: ``[B, C, H, W]`` float32, from the view of the player to move.
-
-        Returns:
-            ``(policy_logits, value)``: ``[B, A]`` float32 unmasked logits, and ``[B]`` float32
-            values in ``[-1, 1]`` for the player to move.
-
-        Raises:
-            ValueError: if ``observations`` is not ``[B, C, H, W]`` with this network's ``(C, H, W)``.
-        """
-        check_observation_batch(observations, self.observation_shape)
-        trunk = self.blocks(self.stem(observations))
-        policy_logits = self.policy_head(trunk)
-        value = self.value_head(trunk).squeeze(-1)
-        # Under bf16 autocast the heads come out in bf16; callers always get float32.
-        return policy_logits.float(), value.float()
+    def trunk_features(self, observations: torch.Tensor) -> torch.Tensor:
+        """``[B, C, H, W]`` float32 -> ``[B, channels, H, W]`` (the stem, then the residual blocks)."""
+        return self.blocks(self.stem(observations))

@@ -47,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import games
 from arena.players import MCTSPlayer
+from games.base import WithoutCompiledRules
 from mcts import PUCTConfig
 from mcts.evaluators import symmetry_averaged
 from networks.onnx_evaluator import INPUT_NAME, OUTPUT_NAMES, load_exported
@@ -65,19 +66,6 @@ class _Counting:
     def __call__(self, observations, legal_mask):
         self.calls += 1
         return self.evaluate_fn(observations, legal_mask)
-
-
-class _NoCompiledRules:
-    """``game`` with its compiled rules hidden: one-root searches take the batched loop."""
-
-    def __init__(self, game):
-        self._game = game
-
-    def compiled_rules(self):
-        return None
-
-    def __getattr__(self, name):
-        return getattr(self._game, name)
 
 
 def positions(count: int, seed: int) -> np.ndarray:
@@ -121,7 +109,7 @@ def bench(
 ) -> dict:
     """The interleaved measurement of the module docstring; returns the report's ``connect4`` entry."""
     game = games.make("connect4")
-    hidden = _NoCompiledRules(game)
+    hidden = WithoutCompiledRules(game)
     config = PUCTConfig(num_simulations=simulations)
     roots = [tuple(int(x) for x in row) for row in positions(num_positions, seed)]
     evaluator = load_exported(folder, providers=["CPUExecutionProvider"], num_threads=1, spinning=False)

@@ -1,11 +1,27 @@
-"""Seeded random finished games, as move strings, for the tests that load positions (the engine's
-``position`` and the web page's new game)."""
+"""Positions for the tests: tic-tac-toe drawings with a known best move (the search tests of
+mcts/puct.py and mcts/uct.py), and seeded random finished games, as move strings, for the tests that
+load positions (the engine's ``position`` and the web page's new game)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+import games
 from games.base import Game
+
+TICTACTOE = games.make("tictactoe")
+
+#: tic-tac-toe drawings (rows top to bottom, ``.`` empty) and what the side to move must do
+P1 = "X X . / O O . / . . ."  # X to move, wins at 2
+P2 = "X X . / O . . / . . ."  # O to move, must block at 2
+P3 = "X X X / O O . / . . ."  # finished, X won
+P5 = "X O X / X O O / O X ."  # X to move, only move 8 (draw)
+P6 = "X O X / . O . / . X ."  # O to move, legal 3, 5, 6, 8
+
+
+def board(*drawings: str) -> np.ndarray:
+    """Tic-tac-toe states ``[len, 4]`` int64 from drawings (rows top to bottom, ``.`` empty)."""
+    return np.array([TICTACTOE.state_from_board(d) for d in drawings], dtype=np.int64)
 
 
 def finished_games_with_a_pass(game: Game, seed: int, count: int) -> list[str]:

@@ -7,8 +7,8 @@ import functools
 import numpy as np
 import pytest
 from helpers_games import CycleGame, ExplicitTreeGame, TreeNode, double_move_game, mixed_turn_game
+from helpers_positions import P1, P2, P5, P6, TICTACTOE, board
 
-import games
 from games.base import NO_WINNER
 from mcts import (
     GREEDY_TEMPERATURE,
@@ -26,18 +26,6 @@ from mcts import (
     uniform_evaluator,
     uniform_state_evaluator,
 )
-
-TICTACTOE = games.make("tictactoe")
-
-P1 = "X X . / O O . / . . ."  # X to move, wins at 2
-P2 = "X X . / O . . / . . ."  # O to move, must block at 2
-P5 = "X O X / X O O / O X ."  # X to move, only move 8 (draw)
-P6 = "X O X / . O . / . X ."  # O to move, legal 3, 5, 6, 8
-
-
-def board(*drawings: str) -> np.ndarray:
-    """Tic-tac-toe states ``[len, 4]`` int64 from drawings (rows top to bottom, ``.`` empty)."""
-    return np.array([TICTACTOE.state_from_board(d) for d in drawings], dtype=np.int64)
 
 
 @functools.cache

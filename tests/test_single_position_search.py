@@ -16,6 +16,7 @@ from test_mcts_regression import hashed_evaluator
 
 import games
 from arena.players import MCTSPlayer
+from games.base import WithoutCompiledRules
 from mcts import GumbelConfig, PUCTConfig, run_search
 from mcts.evaluators import symmetry_averaged
 
@@ -81,19 +82,6 @@ def test_single_position_search_gives_the_recorded_move_visits_and_q(moves, sett
     assert analysis.value == pytest.approx(q_values[move], abs=6e-6)
 
 
-class _BatchedRules:
-    """``game`` with its compiled rules hidden: a one-root search then takes the batched loop."""
-
-    def __init__(self, game):
-        self._game = game
-
-    def compiled_rules(self):
-        return None
-
-    def __getattr__(self, name):
-        return getattr(self._game, name)
-
-
 @pytest.mark.parametrize(
     ("game_name", "moves", "solver"),
     [("tictactoe", "5", False), ("tictactoe", "51", True), ("connect4", "4453", True), ("othello", "", False)],
@@ -105,7 +93,7 @@ def test_compiled_one_root_loop_builds_the_batched_loops_tree(game_name, moves, 
     config = PUCTConfig(num_simulations=150, solver=solver)
     outputs = [
         run_search(rules, root, hashed_evaluator(game), config, np.random.default_rng(1))
-        for rules in (game, _BatchedRules(game))
+        for rules in (game, WithoutCompiledRules(game))
     ]
     compiled, batched = (output.tree for output in outputs)
     assert compiled.num_nodes.tolist() == batched.num_nodes.tolist()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers_games import CycleGame, double_move_game
+from helpers_positions import P1, P2, P3, P5, TICTACTOE, board
 
-import games
 from mcts import (
     PUCTConfig,
     random_rollout_evaluator,
@@ -16,17 +16,6 @@ from mcts import (
     select_actions,
     uct_search,
 )
-
-TICTACTOE = games.make("tictactoe")
-
-P1 = "X X . / O O . / . . ."  # X to move, wins at 2
-P2 = "X X . / O . . / . . ."  # O to move, must block at 2
-P3 = "X X X / O O . / . . ."  # finished, X won
-P5 = "X O X / X O O / O X ."  # X to move, only move 8 (draw)
-
-
-def board(*drawings: str) -> np.ndarray:
-    return np.array([TICTACTOE.state_from_board(d) for d in drawings], dtype=np.int64)
 
 
 def test_random_rollouts_exact_where_the_result_is_forced():

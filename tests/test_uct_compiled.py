@@ -5,18 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers_games import CycleGame
+from helpers_positions import P1, P2, P5, TICTACTOE
 
 import games
 from games.tictactoe import TicTacToe
 from mcts import run_uct, uct_search
 from mcts.uct_compiled import compiled_uct_search
 
-TICTACTOE = games.make("tictactoe")
 CONNECT4 = games.make("connect4")
 
-P1 = "X X . / O O . / . . ."  # X to move, wins at 2
-P2 = "X X . / O . . / . . ."  # O to move, must block at 2
-P5 = "X O X / X O O / O X ."  # X to move, only move 8 (draw)
 
 
 def row(drawing: str) -> np.ndarray:

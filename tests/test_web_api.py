@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 from helpers_models import export_tiny_mlp
 from helpers_positions import finished_games_with_a_pass
+from helpers_web import get, new_session, post
 
 import games
 from arena.game_text import result_text
@@ -40,22 +41,6 @@ def service(connect4_model) -> ModelService:
 def client(service):
     with TestClient(create_app(service)) as client:
         yield client
-
-
-def new_session(client, **body) -> dict:
-    answer = client.post("/api/sessions", json=body)
-    assert answer.status_code == 201, answer.text
-    return answer.json()
-
-
-def post(client, game: dict, action: str, body: dict | None = None):
-    return client.post(f"/api/sessions/{game['session']}/{action}", json=body)
-
-
-def get(client, game: dict) -> dict:
-    answer = client.get(f"/api/sessions/{game['session']}")
-    assert answer.status_code == 200
-    return answer.json()
 
 
 def test_page_and_its_files_are_served_from_the_package(client):

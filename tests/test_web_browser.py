@@ -39,11 +39,11 @@ def _browser_or_skip() -> None:
         pytest.skip(reason)
 
 
-@pytest.fixture(scope="module")
-def page(tmp_path_factory):
-    """``(driver, url)``: headless Chromium and a ``play --web`` server with a tiny Connect Four model."""
+def _served_page(tmp_path_factory, game_name: str):
+    """Yields ``(driver, url)``: headless Chromium and a ``play --web`` server with a tiny model of
+    ``game_name``; both are stopped after the module's tests."""
     _browser_or_skip()
-    model = export_tiny_mlp("connect4", tmp_path_factory.mktemp("web") / "best")
+    model = export_tiny_mlp(game_name, tmp_path_factory.mktemp("web") / "best")
     server, url = start_server(model, "--sims", str(SIMS))
     driver = None
     try:
@@ -55,11 +55,44 @@ def page(tmp_path_factory):
         stop_server(server)
 
 
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    """``(driver, url)``: headless Chromium and a ``play --web`` server with a tiny Connect Four model."""
+    yield from _served_page(tmp_path_factory, "connect4")
+
+
 def _attribute(driver, element_id: str, name: str) -> str:
     from selenium.webdriver.common.by import By
 
     return driver.find_element(By.ID, element_id).get_attribute(name) or ""
 
+
+
+def _human_turn_or_result(wait, driver) -> str:
+    """Waits until the human is to move or the game is over; the page's result text, "" while the
+    game goes on."""
+    wait.until(
+        lambda _: _attribute(driver, "status", "data-turn") == "human" or _attribute(driver, "status", "data-result")
+    )
+    return _attribute(driver, "status", "data-result")
+
+
+def _check_the_announced_end(driver, game) -> str:
+    """Asserts that the page's moves finish ``game``, that the status names the winner and the
+    result (``arena.game_text.result_text``) with ``data-result`` X, O or draw, and that no move
+    is offered; returns the move string."""
+    from selenium.webdriver.common.by import By
+
+    moves = _attribute(driver, "moves", "data-moves")
+    state = game.states_from_moves([moves])[0]
+    assert bool(game.terminal(state[None])[0]), f"the page stopped before the end: {moves}"
+    winner = int(game.winner(state[None])[0])
+    expected = {0: "You win (X).", 1: "Model (O) wins.", -1: "Draw."}[winner]
+    status = driver.find_element(By.ID, "status")
+    assert status.text == f"{expected} {result_text(game, tuple(int(v) for v in state))}"
+    assert status.get_attribute("data-result") == {0: "X", 1: "O", -1: "draw"}[winner]
+    assert driver.find_elements(By.CSS_SELECTOR, '#board .move[data-legal="true"]') == []
+    return moves
 
 @pytest.mark.slow
 def test_clicking_columns_plays_the_model_to_an_announced_end(page):
@@ -77,13 +110,7 @@ def test_clicking_columns_plays_the_model_to_an_announced_end(page):
     game = games.make("connect4")
     first_reply_checked = False
     for _ in range(21):  # X has at most 21 moves
-        wait.until(
-            lambda _: (
-                _attribute(driver, "status", "data-turn") == "human"
-                or _attribute(driver, "status", "data-result")
-            )
-        )
-        if _attribute(driver, "status", "data-result"):
+        if _human_turn_or_result(wait, driver):
             break
         ply = int(_attribute(driver, "board", "data-ply"))
         legal = driver.find_elements(By.CSS_SELECTOR, '#board .move[data-legal="true"]')
@@ -103,15 +130,7 @@ def test_clicking_columns_plays_the_model_to_an_announced_end(page):
             assert "Evaluation for you (X)" in driver.find_element(By.ID, "eval-text").text
             first_reply_checked = True
 
-    moves = _attribute(driver, "moves", "data-moves")
-    state = game.states_from_moves([moves])[0]
-    assert bool(game.terminal(state[None])[0]), f"the page stopped before the end: {moves}"
-    winner = int(game.winner(state[None])[0])
-    expected = {0: "You win (X).", 1: "Model (O) wins.", -1: "Draw."}[winner]
-    status = driver.find_element(By.ID, "status")
-    assert status.text == f"{expected} {result_text(game, tuple(int(v) for v in state))}"
-    assert status.get_attribute("data-result") == {0: "X", 1: "O", -1: "draw"}[winner]
-    assert driver.find_elements(By.CSS_SELECTOR, '#board .move[data-legal="true"]') == []
+    moves = _check_the_announced_end(driver, game)
 
     # Undo reopens the game; New game empties the board
     driver.find_element(By.ID, "undo").click()
@@ -157,10 +176,7 @@ def test_the_picker_switches_to_connect4_and_the_model_plays_a_whole_game(page):
 
     game = games.make("connect4")
     for _ in range(21):  # X has at most 21 moves
-        wait.until(
-            lambda _: _attribute(driver, "status", "data-turn") == "human" or _attribute(driver, "status", "data-result")
-        )
-        if _attribute(driver, "status", "data-result"):
+        if _human_turn_or_result(wait, driver):
             break
         ply = int(_attribute(driver, "board", "data-ply"))
         driver.find_elements(By.CSS_SELECTOR, '#board .move[data-legal="true"]')[0].click()
@@ -212,17 +228,7 @@ def test_the_page_fits_a_phone_screen(page):
 @pytest.fixture(scope="module")
 def pig_page(tmp_path_factory):
     """``(driver, url)``: headless Chromium and a ``play --web`` server with a tiny Pig model."""
-    _browser_or_skip()
-    model = export_tiny_mlp("pig", tmp_path_factory.mktemp("web-pig") / "best")
-    server, url = start_server(model, "--sims", str(SIMS))
-    driver = None
-    try:
-        driver = start_chromium(1100, 850)
-        yield driver, url
-    finally:
-        if driver is not None:
-            stop_chromium(driver)
-        stop_server(server)
+    yield from _served_page(tmp_path_factory, "pig")
 
 
 #: the human's turn total at which it holds (Neller & Presser 2004, "hold at 20")
@@ -247,13 +253,7 @@ def test_a_whole_game_of_pig_against_the_model_with_the_dice_shown(pig_page):
     game = games.make("pig")
     rolls_seen = 0
     for _ in range(600):  # a game to 100 points: far fewer human decisions than this
-        wait.until(
-            lambda _: (
-                _attribute(driver, "status", "data-turn") == "human"
-                or _attribute(driver, "status", "data-result")
-            )
-        )
-        if _attribute(driver, "status", "data-result"):
+        if _human_turn_or_result(wait, driver):
             break
         moves = _attribute(driver, "moves", "data-moves")
         state = tuple(int(v) for v in game.states_from_moves([moves])[0])
@@ -274,13 +274,5 @@ def test_a_whole_game_of_pig_against_the_model_with_the_dice_shown(pig_page):
             )
         )
 
-    moves = _attribute(driver, "moves", "data-moves")
-    state = game.states_from_moves([moves])[0]
-    assert bool(game.terminal(state[None])[0]), f"the page stopped before the end: {moves}"
+    moves = _check_the_announced_end(driver, game)
     assert rolls_seen > 0 and "h" in moves
-    winner = int(game.winner(state[None])[0])
-    expected = {0: "You win (X).", 1: "Model (O) wins.", -1: "Draw."}[winner]
-    status = driver.find_element(By.ID, "status")
-    assert status.text == f"{expected} {result_text(game, tuple(int(v) for v in state))}"
-    assert status.get_attribute("data-result") == {0: "X", 1: "O", -1: "draw"}[winner]
-    assert driver.find_elements(By.CSS_SELECTOR, '#board .move[data-legal="true"]') == []

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from helpers_models import export_tiny_mlp
+from helpers_web import new_session, post
 
 import games
 from arena.game_text import state_after
@@ -42,16 +43,6 @@ def catalogue(connect4_model):
 def client(catalogue):
     with TestClient(create_app(catalogue)) as client:
         yield client
-
-
-def create(client, **body) -> dict:
-    answer = client.post("/api/sessions", json=body)
-    assert answer.status_code == 201, answer.text
-    return answer.json()
-
-
-def post(client, game: dict, action: str, body: dict | None = None):
-    return client.post(f"/api/sessions/{game['session']}/{action}", json=body)
 
 
 def test_the_games_list_names_each_games_model_opponents_and_seats(client, connect4_model):
@@ -87,7 +78,7 @@ def test_alphabeta_at_depth_2_answers_the_searched_move(client):
     the picks at depths 1 and 3, so the depth asked for is the depth searched."""
     game = games.make("connect4")
     start = "156243415"
-    session = create(client, game="connect4", opponent="alphabeta:depth=2", moves=start)
+    session = new_session(client, game="connect4", opponent="alphabeta:depth=2", moves=start)
     assert (session["seats"], session["opponent"], session["turn"]) == ([HUMAN, OPPONENT], "alphabeta:depth=2", OPPONENT)
     assert session["seat_names"] == ["you", "alphabeta:depth=2"]
     state = state_after(game, game.parse_moves(start))
@@ -105,7 +96,7 @@ def test_perfect_play_answers_the_solvers_only_move(client):
     state = state_after(game, game.parse_moves(start))
     optimal = games.knowledge(game).exact_solver().optimal_actions(state)
     assert [game.action_to_string(a) for a in optimal] == ["3"]
-    session = create(client, game="tictactoe", opponent="solver", moves=start)
+    session = new_session(client, game="tictactoe", opponent="solver", moves=start)
     answer = post(client, session, "advance").json()
     assert answer["moves"] == start + "3" and answer["seat_names"][1] == "solver"
 
@@ -115,7 +106,7 @@ def test_pigs_optimal_policy_answers_its_decision(client):
     server rolls, and O decides again; every decision is the solver's."""
     game = games.make("pig")
     solver = games.knowledge(game).exact_solver()
-    session = create(client, game="pig", opponent="solver", moves="r4h")
+    session = new_session(client, game="pig", opponent="solver", moves="r4h")
     assert session["turn"] == OPPONENT
     answer = post(client, session, "advance").json()
     events = game.parse_moves(session["moves"])
@@ -126,7 +117,7 @@ def test_pigs_optimal_policy_answers_its_decision(client):
 
 
 def test_a_session_switches_game_and_opponent_with_a_new_game(client):
-    session = create(client)  # the default game, with its model
+    session = new_session(client)  # the default game, with its model
     assert (session["game"], session["seats"], session["opponent"]) == ("connect4", [HUMAN, MODEL], "alphabeta:depth=4")
     answer = post(client, session, "new", {"game": "tictactoe"}).json()
     assert (answer["game"], answer["seats"], answer["opponent"], answer["ply"]) == (
@@ -180,14 +171,14 @@ def test_unknown_games_and_opponents_are_refused_and_nothing_is_stored(catalogue
         answer = client.post("/api/sessions", json=body)
         assert (answer.status_code, answer.json()) == (400, {"error": message})
         assert len(client.app.state.store) == 0
-        session = create(client)
+        session = new_session(client)
         answer = post(client, session, "new", body)
         assert (answer.status_code, answer.json()) == (400, {"error": message})
         assert client.get(f"/api/sessions/{session['session']}").json() == session  # unchanged
 
 
 def test_a_game_without_a_model_has_no_hint(client):
-    session = create(client, game="othello6x6")
+    session = new_session(client, game="othello6x6")
     answer = post(client, session, "hint")
     assert (answer.status_code, answer.json()) == (409, {"error": "no model plays othello6x6 here: a hint needs one"})
 
@@ -222,7 +213,7 @@ def test_the_server_opponent_spec_is_offered_first_for_the_default_game(connect4
         info = client.get("/api/info").json()
         assert [o["spec"] for o in info["opponents"]] == ["alphabeta:depth=3,seed=2", *C4_OPPONENTS]
         assert info["default_seats"] == [OPPONENT, MODEL] and info["default_opponent"] == "alphabeta:depth=3,seed=2"
-        session = create(client)
+        session = new_session(client)
         assert session["seat_names"] == ["alphabeta:depth=3,seed=2", "model"]
         tictactoe = client.get("/api/info", params={"game": "tictactoe"}).json()
         assert tictactoe["default_opponent"] == "alphabeta:depth=4"  # the --opponent is the default game's
@@ -239,7 +230,7 @@ def test_a_game_without_a_model_seats_the_human_against_the_server_opponent():
             "pig", None, [OPPONENT, HUMAN], "star2:depth=3",
         )
         assert [o["spec"] for o in info["opponents"]] == ["star2:depth=3", "star2:depth=2", "solver"]
-        session = create(client)
+        session = new_session(client)
         assert (session["seats"], session["turn"], session["seat_names"]) == (
             [OPPONENT, HUMAN], OPPONENT, ["star2:depth=3", "you"],
         )

@@ -16,13 +16,10 @@ are still answered and the exit status is 1 at the end. Status 2 is for bad opti
 from __future__ import annotations
 
 import argparse
-import io
-import os
-import sys
-from collections.abc import Sequence
 from typing import TextIO
 
 from games.connect4.solver import Solver, parse_moves
+from games.line_cli import Answer, InvalidLine, line_command
 
 #: Positions with fewer plies than this may take seconds to minutes each unless the book covers them.
 SLOW_BEFORE_PLY = 6
@@ -32,19 +29,7 @@ def _format_scores(scores: list[int | None]) -> str:
     return " ".join("-" if s is None else str(s) for s in scores)
 
 
-def main(
-    argv: Sequence[str] | None = None,
-    stdin: TextIO | None = None,
-    stdout: TextIO | None = None,
-    stderr: TextIO | None = None,
-) -> int:
-    """Run the command; returns the exit status (0 all lines valid, 1 some line invalid or the
-    output pipe closed, 130 interrupted).
-
-    Args:
-        argv: options (default ``sys.argv[1:]``).
-        stdin, stdout, stderr: streams (default the process's).
-    """
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="solve",
         description="Exact Connect Four scores (Pons' convention) for positions read from stdin, one per line.",
@@ -54,43 +39,25 @@ def main(
     )
     parser.add_argument("--no-book", action="store_true", help="search without the opening book")
     parser.add_argument("--nodes", action="store_true", help="append the number of nodes searched")
-    args = parser.parse_args(argv)
-    if stdin is None:  # undecodable bytes become U+FFFD and are reported as bad characters
-        stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
-    stdout = sys.stdout if stdout is None else stdout
-    stderr = sys.stderr if stderr is None else stderr
+    return parser
 
+
+def _answerer(args: argparse.Namespace, stderr: TextIO) -> Answer:
+    """The answer to one line: ``POSITION SCORE`` (or the column scores with ``--analyze``), after a
+    note on ``stderr`` the first time a position before ``SLOW_BEFORE_PLY`` is outside the book."""
     solver = Solver(use_book=not args.no_book)
-    try:
-        bad = _run(solver, parse_moves, args, stdin, stdout, stderr)
-    except KeyboardInterrupt:
-        print("interrupted", file=stderr)
-        return 130
-    except BrokenPipeError:  # e.g. piped into head: stop quietly, also at interpreter exit
-        if stdout is sys.stdout:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
-    if bad:
-        print(f"{bad} invalid line(s)", file=stderr)
-    return 1 if bad else 0
-
-
-def _run(solver, parse_moves, args, stdin, stdout, stderr) -> int:
-    bad = 0
     warned = False
-    for number, line in enumerate(stdin, 1):
+
+    def answer(line: str) -> str:
+        nonlocal warned
         tokens = line.split()
         if not tokens:
-            print(f"line {number}: empty line, expected a position (column digits 1-7)", file=stderr)
-            bad += 1
-            continue
+            raise InvalidLine("empty line, expected a position (column digits 1-7)")
         moves = tokens[0]
         try:
             plies = parse_moves(moves).num_moves
         except ValueError as error:
-            print(f"line {number}: {moves!r}: {error}", file=stderr)
-            bad += 1
-            continue
+            raise InvalidLine(f"{moves!r}: {error}") from error
         searched_from = plies + 1 if args.analyze else plies  # analyze solves each child
         if not warned and solver.book_depth < searched_from and plies < SLOW_BEFORE_PLY:
             if solver.book_depth < 0:
@@ -110,8 +77,22 @@ def _run(solver, parse_moves, args, stdin, stdout, stderr) -> int:
             text = f"{moves} {solver.solve(moves)}"
         if args.nodes:
             text += f" {solver.node_count}"
-        print(text, file=stdout, flush=True)
-    return bad
+        return text
+
+    return answer
+
+
+main = line_command(
+    _parser,
+    _answerer,
+    """Run the command; returns the exit status (0 all lines valid, 1 some line invalid or the
+    output pipe closed, 130 interrupted).
+
+    Args:
+        argv: options (default ``sys.argv[1:]``).
+        stdin, stdout, stderr: streams (default the process's).
+    """,
+)
 
 
 if __name__ == "__main__":

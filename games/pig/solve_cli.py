@@ -12,13 +12,10 @@ makes the process die: undecodable bytes are an invalid line.
 from __future__ import annotations
 
 import argparse
-import io
-import os
-import sys
-from collections.abc import Sequence
 from typing import TextIO
 
 from games.checks import int_argument
+from games.line_cli import Answer, InvalidLine, line_command
 from games.pig.game import DEFAULT_DIE, DEFAULT_GOAL, MAX_DIE
 from games.pig.solver import solve
 
@@ -57,49 +54,38 @@ def parse_line(text: str, goal: int) -> tuple[int, int, int]:
     return i, j, k
 
 
-def main(
-    argv: Sequence[str] | None = None,
-    stdin: TextIO | None = None,
-    stdout: TextIO | None = None,
-    stderr: TextIO | None = None,
-) -> int:
-    """Run the command; returns the exit status (0 all lines valid, 1 some line invalid, 2 bad
-    options, 130 interrupted)."""
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="solve --game pig",
         description="Win probability under optimal play and the optimal action of Pig positions 'I J K' read from stdin.",
     )
     parser.add_argument("--goal", type=int_argument(1), default=DEFAULT_GOAL, help=f"points to win (default {DEFAULT_GOAL})")
     parser.add_argument("--die", type=_die, default=DEFAULT_DIE, help=f"faces of the die (default {DEFAULT_DIE})")
-    args = parser.parse_args(argv)
-    if stdin is None:
-        stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
-    stdout = sys.stdout if stdout is None else stdout
-    stderr = sys.stderr if stderr is None else stderr
+    return parser
 
+
+def _answerer(args: argparse.Namespace, stderr: TextIO) -> Answer:
+    """The answer to one line ``I J K``: ``I J K P ACTION``."""
     solver = solve(args.goal, args.die)
-    bad = 0
-    try:
-        for number, line in enumerate(stdin, 1):
-            try:
-                i, j, k = parse_line(line, args.goal)
-            except ValueError as error:
-                print(f"line {number}: {line.strip()!r}: {error}", file=stderr, flush=True)
-                bad += 1
-                continue
-            probability = solver.win_probability(i, j, k)
-            action = ACTION_NAMES[1 if i + k >= args.goal else solver.optimal_action(i, j, k)]
-            print(f"{i} {j} {k} {probability:.10f} {action}", file=stdout, flush=True)
-    except KeyboardInterrupt:
-        print("interrupted", file=stderr)
-        return 130
-    except BrokenPipeError:
-        if stdout is sys.stdout:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
-    if bad:
-        print(f"{bad} invalid line(s)", file=stderr)
-    return 1 if bad else 0
+
+    def answer(line: str) -> str:
+        try:
+            i, j, k = parse_line(line, args.goal)
+        except ValueError as error:
+            raise InvalidLine(f"{line.strip()!r}: {error}") from error
+        probability = solver.win_probability(i, j, k)
+        action = ACTION_NAMES[1 if i + k >= args.goal else solver.optimal_action(i, j, k)]
+        return f"{i} {j} {k} {probability:.10f} {action}"
+
+    return answer
+
+
+main = line_command(
+    _parser,
+    _answerer,
+    """Run the command; returns the exit status (0 all lines valid, 1 some line invalid, 2 bad
+    options, 130 interrupted).""",
+)
 
 
 if __name__ == "__main__":
