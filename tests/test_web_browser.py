@@ -61,6 +61,15 @@ def page(tmp_path_factory):
     yield from _served_page(tmp_path_factory, "connect4")
 
 
+def _wait(driver, seconds: float = 120):
+    """A wait that reads the page again when an element it read was redrawn in between (the page
+    replaces the board's cells on every update, so a read can meet a stale element)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, seconds, ignored_exceptions=(StaleElementReferenceException,))
+
+
 def _attribute(driver, element_id: str, name: str) -> str:
     from selenium.webdriver.common.by import By
 
@@ -97,11 +106,10 @@ def _check_the_announced_end(driver, game) -> str:
 @pytest.mark.slow
 def test_clicking_columns_plays_the_model_to_an_announced_end(page):
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 
     driver, url = page
     driver.get(url)
-    wait = WebDriverWait(driver, 120)
+    wait = _wait(driver)
     wait.until(lambda _: _attribute(driver, "board", "data-ready") == "true")
     assert driver.find_element(By.ID, "status").text == "Your move (X)."
     controls = driver.find_elements(By.CSS_SELECTOR, "#board [data-move]")
@@ -148,11 +156,11 @@ def test_the_picker_switches_to_connect4_and_the_model_plays_a_whole_game(page):
     end; the opponent picker offers the model, alpha-beta (with its depth selector), UCT and perfect
     play, and picking alpha-beta at depth 2 hands the model's seat to it."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select, WebDriverWait
+    from selenium.webdriver.support.ui import Select
 
     driver, url = page
     driver.get(f"{url}?game=tictactoe")
-    wait = WebDriverWait(driver, 120)
+    wait = _wait(driver)
     wait.until(lambda _: _attribute(driver, "board", "data-ready") == "true")
     picker = Select(driver.find_element(By.ID, "game"))
     assert picker.first_selected_option.get_attribute("value") == "tictactoe"
@@ -207,13 +215,12 @@ def test_the_picker_switches_to_connect4_and_the_model_plays_a_whole_game(page):
 @pytest.mark.slow
 def test_the_page_fits_a_phone_screen(page):
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 
     driver, url = page
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
     try:
         driver.get(url)
-        WebDriverWait(driver, 120).until(lambda _: _attribute(driver, "board", "data-ready") == "true")
+        _wait(driver).until(lambda _: _attribute(driver, "board", "data-ready") == "true")
         width = PHONE["width"]
         assert driver.execute_script("return document.documentElement.scrollWidth") <= width
         board = driver.find_element(By.CSS_SELECTOR, "#board svg").rect
@@ -240,11 +247,10 @@ def test_a_whole_game_of_pig_against_the_model_with_the_dice_shown(pig_page):
     """Roll until the turn total reaches 20, then hold; the server rolls each die, the page shows
     every roll, the model takes its turns, and the game ends with its result announced."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 
     driver, url = pig_page
     driver.get(url)
-    wait = WebDriverWait(driver, 120)
+    wait = _wait(driver)
     wait.until(lambda _: _attribute(driver, "board", "data-ready") == "true")
     assert driver.find_element(By.ID, "status").text == "Your move (X)."
     assert [c.get_attribute("data-move") for c in driver.find_elements(By.CSS_SELECTOR, "#board [data-move]")] == ["r", "h"]
