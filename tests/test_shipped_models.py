@@ -11,6 +11,7 @@ import pytest
 from helpers_models import export_tiny_mlp
 
 import games
+from games.connect4 import solver
 from arena.cli import main as arena_main
 from arena.game_text import state_after
 from arena.play_cli import main as play_main
@@ -95,7 +96,7 @@ def test_play_help_lists_the_shipped_models_and_the_poker_mode(capsys, monkeypat
     with pytest.raises(SystemExit):
         play_main(["--help"])
     text = capsys.readouterr().out
-    assert "a shipped model's name (tictactoe)" in " ".join(text.split())
+    assert "a shipped model's name (connect4, tictactoe)" in " ".join(text.split())
     assert "play --game kuhn --policy FILE [--hands 10] [--seed 0] [--human-first | --human-second]" in text
 
 
@@ -113,3 +114,35 @@ def test_play_web_serves_the_shipped_model_by_name():
         stop_server(server)
     assert info["game"] == "tictactoe" and info["simulations"] == 8
     assert info["model"] == str(SHIPPED_DIR / "tictactoe")
+
+
+def test_the_shipped_connect4_model_answers_the_engine_protocol_with_the_solvers_moves(capsys):
+    """``play --model connect4 --engine`` answers hold-out-style lines: a win in one is taken (one of
+    the solver's best columns, 3 or 7) and the only move that does not lose at once is found."""
+    lines = io.StringIO("isready\nposition 445566\ngo\nposition 11223\ngo\nquit\n")
+    out = io.StringIO()
+    assert play_main(["--model", "connect4", "--engine"], stdin=lines, stdout=out) == 0
+    ready, win, block = out.getvalue().splitlines()
+    assert ready == "readyok"
+    scores = solver.analyze("445566")
+    best = max(score for score in scores if score is not None)
+    assert {column + 1 for column, score in enumerate(scores) if score == best} == {3, 7}
+    assert win in ("bestmove 3", "bestmove 7")
+    assert solver.analyze("11223") == [-18, -18, -18, 2, -18, -18, -18]
+    assert block == "bestmove 4"
+    assert capsys.readouterr().err.startswith("play: connect4 model (b4c32), trained ")
+
+
+def test_the_connect4_model_is_shipped_with_its_provenance_and_rebuild_command():
+    folder = shipped_path("connect4")
+    sizes = {path.name: path.stat().st_size for path in folder.iterdir()}
+    assert set(sizes) == {"model.onnx", "model.safetensors", "model.json", "PROVENANCE.md"}
+    assert sum(sizes.values()) < 1_000_000
+    provenance = json.loads((folder / "model.json").read_text())["provenance"]
+    assert provenance["code"]["dirty"] is False and len(provenance["code"]["commit"]) == 40
+    assert provenance["config"]["values"]["game"]["name"] == "connect4"
+    assert provenance["config"]["values"]["run"]["max_minutes"] == 60.0
+    assert set(provenance["mistake_rates"]["rates"]) == {
+        "end_easy", "middle_easy", "middle_medium", "begin_easy", "begin_medium", "begin_hard"
+    }
+    assert "bash scripts/build_shipped_model.sh connect4 60\n" in (folder / "PROVENANCE.md").read_text()

@@ -282,3 +282,53 @@ def test_a_whole_game_of_pig_against_the_model_with_the_dice_shown(pig_page):
 
     moves = _check_the_announced_end(driver, game)
     assert rolls_seen > 0 and "h" in moves
+
+
+@pytest.fixture(scope="module")
+def shipped_page():
+    """``(driver, url)``: headless Chromium and ``play --web`` started as a new user would, without
+    ``--model``: every game, with the shipped models (``networks/shipped/``)."""
+    _browser_or_skip()
+    server, url = start_server(None, "--sims", str(SIMS))
+    driver = None
+    try:
+        driver = start_chromium(1100, 850)
+        yield driver, url
+    finally:
+        if driver is not None:
+            stop_chromium(driver)
+        stop_server(server)
+
+
+@pytest.mark.slow
+def test_a_new_user_picks_connect4_and_plays_the_shipped_model_to_the_end(shipped_page):
+    """``play --web`` with no ``--model``: the page opened on tic-tac-toe offers every game; picking
+    Connect Four seats the shipped Connect Four model (``networks/shipped/connect4``) against the
+    human, and a whole game is played to its announced result."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    driver, url = shipped_page
+    driver.get(f"{url}?game=tictactoe")
+    wait = _wait(driver)
+    wait.until(lambda _: _attribute(driver, "board", "data-ready") == "true")
+    picker = Select(driver.find_element(By.ID, "game"))
+    picker.select_by_value("connect4")
+    wait.until(
+        lambda _: [c.get_attribute("data-move") for c in driver.find_elements(By.CSS_SELECTOR, "#board [data-move]")]
+        == list("1234567")
+        and _attribute(driver, "status", "data-turn") == "human"
+    )
+    assert Select(driver.find_element(By.ID, "opponent")).first_selected_option.get_attribute("value") == "model"
+    assert driver.find_element(By.ID, "model-card").is_displayed()
+    game = games.make("connect4")
+    for _ in range(21):  # X has at most 21 moves
+        if _human_turn_or_result(wait, driver):
+            break
+        ply = int(_attribute(driver, "board", "data-ply"))
+        driver.find_elements(By.CSS_SELECTOR, '#board .move[data-legal="true"]')[0].click()
+        wait.until(
+            lambda _, ply=ply: int(_attribute(driver, "board", "data-ply")) >= ply + 2
+            or _attribute(driver, "status", "data-result")
+        )
+    _check_the_announced_end(driver, game)
