@@ -54,6 +54,7 @@ from networks.onnx_evaluator import (
     OnnxEvaluator,
     load_exported,
     read_sidecar,
+    session_options,
     sha256_file,
 )
 from networks.provenance import PROVENANCE_KEYS, code_version
@@ -135,9 +136,7 @@ def onnx_runtime_evaluator(model: torch.nn.Module, game, network: NetworkConfig 
 
     if not is_int(threads) or threads < 1:
         raise ValueError(f"threads: expected an int >= 1, got {threads!r}")
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = int(threads)
-    options.inter_op_num_threads = 1
+    options = session_options(int(threads))  # one inter-op thread, no spinning (as every CPU session)
     session = onnxruntime.InferenceSession(onnx_bytes(model), sess_options=options, providers=["CPUExecutionProvider"])
     metadata = {
         "game": {"name": game.name, "version": int(game.version)},

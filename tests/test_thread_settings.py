@@ -9,6 +9,9 @@ from helpers_models import export_tiny_mlp
 import games
 from arena.play_cli import main as play_main
 from arena.specs import load_model_evaluator
+from networks import build_network
+from networks.config import NetworkConfig
+from networks.export import onnx_runtime_evaluator
 from networks.onnx_evaluator import DEFAULT_NUM_THREADS, load_exported, session_options
 
 
@@ -63,3 +66,15 @@ def test_torch_threads_default_to_one_and_refuse_zero():
             set_torch_threads(0)
     finally:
         torch.set_num_threads(before)
+
+
+def test_the_in_memory_evaluator_of_the_actors_runs_without_spinning():
+    """``networks.export.onnx_runtime_evaluator`` (self-play actors and the arena actor) opens its
+    session with ``session_options``: the threads asked for, one inter-op thread, no spinning."""
+    pytest.importorskip("onnxruntime")
+    game = games.make("tictactoe")
+    config = NetworkConfig(kind="mlp", mlp_hidden=(16,), value_hidden=8)
+    model = build_network(config, game.observation_shape, game.num_actions)
+    for threads in (1, 2):
+        evaluator = onnx_runtime_evaluator(model, game, config, threads=threads)
+        assert _threads_and_spinning(evaluator.session.get_session_options()) == (threads, 1, "0")
