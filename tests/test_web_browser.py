@@ -86,6 +86,22 @@ def _human_turn_or_result(wait, driver) -> str:
     return _attribute(driver, "status", "data-result")
 
 
+def _play_the_lowest_open_column_to_the_end(wait, driver) -> None:
+    """As X in Connect Four, clicks the lowest open column whenever it is the human's turn, until
+    the page announces a result (X has at most 21 moves)."""
+    from selenium.webdriver.common.by import By
+
+    for _ in range(21):
+        if _human_turn_or_result(wait, driver):
+            break
+        ply = int(_attribute(driver, "board", "data-ply"))
+        driver.find_elements(By.CSS_SELECTOR, '#board .move[data-legal="true"]')[0].click()
+        wait.until(
+            lambda _, ply=ply: int(_attribute(driver, "board", "data-ply")) >= ply + 2
+            or _attribute(driver, "status", "data-result")
+        )
+
+
 def _check_the_announced_end(driver, game) -> str:
     """Asserts that the page's moves finish ``game``, that the status names the winner and the
     result (``arena.game_text.result_text``) with ``data-result`` X, O or draw, and that no move
@@ -183,15 +199,7 @@ def test_the_picker_switches_to_connect4_and_the_model_plays_a_whole_game(page):
     assert driver.find_element(By.ID, "model-card").is_displayed()
 
     game = games.make("connect4")
-    for _ in range(21):  # X has at most 21 moves
-        if _human_turn_or_result(wait, driver):
-            break
-        ply = int(_attribute(driver, "board", "data-ply"))
-        driver.find_elements(By.CSS_SELECTOR, '#board .move[data-legal="true"]')[0].click()
-        wait.until(
-            lambda _, ply=ply: int(_attribute(driver, "board", "data-ply")) >= ply + 2
-            or _attribute(driver, "status", "data-result")
-        )
+    _play_the_lowest_open_column_to_the_end(wait, driver)
     moves = _attribute(driver, "moves", "data-moves")
     state = game.states_from_moves([moves])[0]
     assert bool(game.terminal(state[None])[0]), f"the page stopped before the end: {moves}"
@@ -322,13 +330,5 @@ def test_a_new_user_picks_connect4_and_plays_the_shipped_model_to_the_end(shippe
     assert Select(driver.find_element(By.ID, "opponent")).first_selected_option.get_attribute("value") == "model"
     assert driver.find_element(By.ID, "model-card").is_displayed()
     game = games.make("connect4")
-    for _ in range(21):  # X has at most 21 moves
-        if _human_turn_or_result(wait, driver):
-            break
-        ply = int(_attribute(driver, "board", "data-ply"))
-        driver.find_elements(By.CSS_SELECTOR, '#board .move[data-legal="true"]')[0].click()
-        wait.until(
-            lambda _, ply=ply: int(_attribute(driver, "board", "data-ply")) >= ply + 2
-            or _attribute(driver, "status", "data-result")
-        )
+    _play_the_lowest_open_column_to_the_end(wait, driver)
     _check_the_announced_end(driver, game)
