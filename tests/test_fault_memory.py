@@ -73,7 +73,11 @@ def test_200_selfplay_games_return_memory_to_its_baseline():
     # tests in the same process may still hold)
     assert _alive(Tree) <= trees_before + 1
     assert _alive(GameRecord) == records_before
-    # 200 games: measured about 8 KB (numpy's bounded cache of small freed buffers); a game or a
-    # tree kept per game would be tens of kilobytes each
-    assert growth[-1] < 64 * 1024, growth
+    # 200 games: measured about 8 KB with the older search loop (numpy's bounded cache of small freed
+    # buffers), 72-107 KB since the kernels take the tree as one record (mcts.kernels.TreeArrays):
+    # allocations made inside the compiled kernels' dispatch, at their call sites in mcts/search.py,
+    # that level off at about 104 KB however long self-play runs (1,200 games: 64 KB after the first
+    # 100, 104 KB after 1,200, the last 500 adding 0.9 KB). A game or a tree kept per game would be
+    # tens of kilobytes each, megabytes over 200 games.
+    assert growth[-1] < 160 * 1024, growth
     assert growth[-1] - growth[0] < 32 * 1024, growth
