@@ -39,11 +39,12 @@ def _browser_or_skip() -> None:
         pytest.skip(reason)
 
 
-def _served_page(tmp_path_factory, game_name: str):
+def _served_page(tmp_path_factory, game_name: str | None):
     """Yields ``(driver, url)``: headless Chromium and a ``play --web`` server with a tiny model of
-    ``game_name``; both are stopped after the module's tests."""
+    ``game_name`` (None: no ``--model``, every game with the shipped models, as a new user starts
+    it); both are stopped after the module's tests."""
     _browser_or_skip()
-    model = export_tiny_mlp(game_name, tmp_path_factory.mktemp("web") / "best")
+    model = None if game_name is None else export_tiny_mlp(game_name, tmp_path_factory.mktemp("web") / "best")
     server, url = start_server(model, "--sims", str(SIMS))
     driver = None
     try:
@@ -293,19 +294,10 @@ def test_a_whole_game_of_pig_against_the_model_with_the_dice_shown(pig_page):
 
 
 @pytest.fixture(scope="module")
-def shipped_page():
+def shipped_page(tmp_path_factory):
     """``(driver, url)``: headless Chromium and ``play --web`` started as a new user would, without
     ``--model``: every game, with the shipped models (``networks/shipped/``)."""
-    _browser_or_skip()
-    server, url = start_server(None, "--sims", str(SIMS))
-    driver = None
-    try:
-        driver = start_chromium(1100, 850)
-        yield driver, url
-    finally:
-        if driver is not None:
-            stop_chromium(driver)
-        stop_server(server)
+    yield from _served_page(tmp_path_factory, None)
 
 
 @pytest.mark.slow
