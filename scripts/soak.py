@@ -49,6 +49,10 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
+if str(REPO_ROOT / "scripts") not in sys.path:  # the kill-and-resume trials' process helpers
+    sys.path.insert(0, str(REPO_ROOT / "scripts"))
+
+from kill_resume_trials import session_processes
 
 #: counters that never go back from one checkpoint to the next, resumes included
 MONOTONE_COUNTERS = (
@@ -216,29 +220,13 @@ def kill_session(process: subprocess.Popen, timeout: float = 30.0) -> int:
     deadline = time.monotonic() + timeout
     while session_memory(process.pid, process.pid)["processes"] and time.monotonic() < deadline:
         time.sleep(0.5)
-    strays = _session_pids(process.pid)
+    strays = [pid for pid, _ in session_processes(process.pid)]
     for pid in strays:
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
     return len(strays)
-
-
-def _session_pids(session_id: int) -> list[int]:
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as handle:
-                stat = handle.read()
-            fields = stat[stat.rindex(")") + 2 :].split()
-            if int(fields[3]) == session_id and fields[0] not in ("Z", "X"):
-                pids.append(int(entry))
-        except (OSError, ValueError, IndexError):
-            continue
-    return pids
 
 
 def growth(samples: list[dict], warmup_s: float, reference_s: float = 600.0) -> dict:
