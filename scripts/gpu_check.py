@@ -3,9 +3,11 @@ bf16, and self-play positions/s. Prints one JSON object; exits 0 with ``"skipped
 
 1. ``gradients``: the project's GPU network (``networks.config.CONNECT4_GPU_DEFAULT``) with the
    same weights and the same batch of Connect Four self-play positions, the AlphaZero loss
-   (``trainer.losses.alphazero_loss``) in float32 on the CPU and on CUDA (TF32 off): policy loss,
-   value loss and every gradient must agree within ``rtol = 1e-4`` (``atol = 1e-6`` for gradient
-   entries near 0). The bf16-autocast loss on CUDA is reported beside it (not held to 1e-4).
+   (``trainer.losses.alphazero_loss``) in float32 on the CPU and on CUDA (TF32 off): the policy and
+   value losses must agree within ``rtol = 1e-4``, and each parameter's float32 gradient, on either
+   device, within a norm-relative ``5e-3`` of the float64 CPU gradient (elementwise comparison
+   of two float32 devices fails on batch-norm biases, whose gradient is a cancelling sum: see
+   ``GRADIENT_RTOL``). The bf16-autocast loss on CUDA is reported beside it (not held to 1e-4).
 2. ``tiny_loop``: ``train experiment=tiny`` with ``selfplay.device=cuda trainer.device=cuda``
    (bf16 autocast in the learner, as on every CUDA device) must finish with exit code 0.
 3. ``selfplay``: positions/s of one actor's batched self-play on CUDA (PUCT and Gumbel, 256 games,
@@ -38,6 +40,11 @@ from trainer.losses import alphazero_loss  # noqa: E402
 
 RTOL = 1e-4
 ATOL = 1e-6
+#: per-tensor norm-relative error of float32 gradients against the float64 CPU reference. Measured on an
+#: H200 (b10c128, 256 Connect Four positions, TF32 off): the CPU's worst tensor 2.8e-4, CUDA's 1.1e-3,
+#: both a batch-norm bias (a sum over the batch and the board with cancellation); a wrong kernel or a
+#: missing term is off by orders of magnitude more
+GRADIENT_RTOL = 5e-3
 
 
 def sample_batch(game, size: int, seed: int):
@@ -52,15 +59,15 @@ def sample_batch(game, size: int, seed: int):
     return cat
 
 
-def loss_and_gradients(model, batch, device, bf16: bool = False):
-    model = model.to(device)
+def loss_and_gradients(model, batch, device, bf16: bool = False, dtype=torch.float32):
+    model = model.to(device, dtype)
     model.train()
     model.zero_grad(set_to_none=True)
     tensors = {k: torch.as_tensor(v).to(device) for k, v in batch.items()}
     with torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=bf16):
-        logits, value = model(tensors["observations"].float())
-    total, parts = alphazero_loss(logits.float(), value.float(), tensors["policies"].float(),
-                                  tensors["values"].float(), tensors["legal_masks"].bool())
+        logits, value = model(tensors["observations"].to(dtype))
+    total, parts = alphazero_loss(logits.to(dtype), value.to(dtype), tensors["policies"].to(dtype),
+                                  tensors["values"].to(dtype), tensors["legal_masks"].bool())
     total.backward()
     grads = {n: p.grad.detach().to("cpu", torch.float64).numpy() for n, p in model.named_parameters()}
     return float(parts["policy_loss"]), float(parts["value_loss"]), grads
@@ -79,17 +86,30 @@ def check_gradients(game, device: str = "cuda", network=CONNECT4_GPU_DEFAULT, ba
     gpu = loss_and_gradients(model, batch, torch.device(device))
     model.load_state_dict(state)
     bf16 = loss_and_gradients(model, batch, torch.device(device), bf16=True)
-    worst = 0.0
-    for name, grad in cpu[2].items():
-        excess = np.abs(gpu[2][name] - grad) - (ATOL + RTOL * np.abs(grad))
-        worst = max(worst, float(excess.max()))
+    model.load_state_dict(state)
+    exact = loss_and_gradients(model, batch, torch.device("cpu"), dtype=torch.float64)
+    cpu_error = _relative_errors(cpu[2], exact[2])
+    device_error = _relative_errors(gpu[2], exact[2])
+    worst_cpu = max(cpu_error, key=cpu_error.get)
+    worst_device = max(device_error, key=device_error.get)
     losses_ok = all(abs(g - c) <= RTOL * abs(c) for c, g in zip(cpu[:2], gpu[:2]))
     return {
-        "ok": bool(losses_ok and worst <= 0.0),
+        "ok": bool(losses_ok and device_error[worst_device] <= GRADIENT_RTOL and cpu_error[worst_cpu] <= GRADIENT_RTOL),
         "cpu_policy_loss": cpu[0], "cuda_policy_loss": gpu[0], "cuda_bf16_policy_loss": bf16[0],
         "cpu_value_loss": cpu[1], "cuda_value_loss": gpu[1], "cuda_bf16_value_loss": bf16[1],
-        "worst_gradient_excess_over_tolerance": worst, "rtol": RTOL, "atol": ATOL,
+        "loss_rtol": RTOL,
+        "gradient_error_against_float64": {
+            "cpu_worst_tensor": worst_cpu, "cpu_worst": cpu_error[worst_cpu],
+            "cuda_worst_tensor": worst_device, "cuda_worst": device_error[worst_device],
+            "rtol": GRADIENT_RTOL,
+        },
     }
+
+
+def _relative_errors(gradients: dict, reference: dict) -> dict:
+    """``||g - g64|| / ||g64||`` per parameter tensor (Frobenius norms; ``ATOL`` floors the divisor)."""
+    return {name: float(np.linalg.norm(gradients[name] - g) / max(float(np.linalg.norm(g)), ATOL))
+            for name, g in reference.items()}
 
 
 def tiny_loop(out: Path) -> dict:
@@ -97,7 +117,7 @@ def tiny_loop(out: Path) -> dict:
                "selfplay.device=cuda", "selfplay.inference=torch", "trainer.device=cuda",
                "selfplay.num_gpus_per_actor=0.1",
                f"hydra.run.dir={out}"]
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p))
     start = time.time()
     done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
     return {"ok": done.returncode == 0, "returncode": done.returncode, "seconds": round(time.time() - start, 1),

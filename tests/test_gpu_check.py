@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import torch
 from helpers_scripts import REPO_ROOT, load_script
@@ -34,4 +35,12 @@ def test_gradient_comparison_agrees_with_itself_on_the_cpu():
     report = _module().check_gradients(games.make("connect4"), device="cpu", network=network, batch_size=32)
     assert report["ok"] is True
     assert report["cpu_policy_loss"] == report["cuda_policy_loss"]
-    assert report["worst_gradient_excess_over_tolerance"] <= 0.0
+    errors = report["gradient_error_against_float64"]
+    assert errors["cpu_worst"] == errors["cuda_worst"] < errors["rtol"] == 5e-3
+
+
+def test_gradient_errors_are_norm_relative_to_the_float64_reference():
+    errors = _module()._relative_errors({"w": np.array([3.0, 4.05]), "b": np.array([0.0])},
+                                        {"w": np.array([3.0, 4.0]), "b": np.array([0.0])})
+    assert errors["w"] == pytest.approx(0.05 / 5.0)  # over the 5e-3 bar: a wrong gradient fails
+    assert errors["b"] == 0.0

@@ -22,3 +22,11 @@ def test_plain_lines_follow_progress_not_the_clock(capsys, monkeypatch):
     clock[0] += 1.0  # under every_seconds: nothing, even with progress
     display.update({"step": 4, "games": 11, "best_version": 0, "last_gate": "-"})
     assert capsys.readouterr().out == ""
+
+
+def test_the_losses_read_as_a_dash_before_the_first_step(capsys):
+    display = StatusDisplay(live=False, every_seconds=0.0)
+    display.update({"step": 0, "games": 10, "policy_loss": float("nan"), "value_loss": float("nan")})
+    assert "| loss policy - value - |" in capsys.readouterr().out
+    display.update({"step": 4, "games": 12, "policy_loss": 1.9256, "value_loss": 0.3531})
+    assert "| loss policy 1.926 value 0.353 |" in capsys.readouterr().out

@@ -13,6 +13,13 @@ def _format_seconds(seconds: float | None) -> str:
     return f"{seconds // 3600:d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
+def _format_losses(status: dict) -> str:
+    """``"policy / value"`` to three decimals; ``-`` before the first optimiser step (no loss yet)."""
+    if not status.get("step"):
+        return "- / -"
+    return f"{status.get('policy_loss', float('nan')):.3f} / {status.get('value_loss', float('nan')):.3f}"
+
+
 #: printed once when a run starts: what each field of the plain status line means
 LEGEND = (
     "status line: step = optimiser steps taken | games = self-play games finished | pos/s = self-play "
@@ -69,7 +76,7 @@ class StatusDisplay:
             ("best model", f"version {status.get('best_version', 0)}"),
             ("last gating", status.get("last_gate", "-")),
             ("mistakes vs perfect play", status.get("mistake_rates", "-")),
-            ("policy / value loss", f"{status.get('policy_loss', float('nan')):.3f} / {status.get('value_loss', float('nan')):.3f}"),
+            ("policy / value loss", _format_losses(status)),
             ("time left", _format_seconds(status.get("seconds_left"))),
         ]
         for what, value in rows:
@@ -92,7 +99,7 @@ class StatusDisplay:
             f"step {status.get('step', 0)} | games {status.get('games', 0)} | "
             f"{status.get('positions_per_s', 0.0):.0f} pos/s | buffer {status.get('buffer_size', 0)} | "
             f"best v{status.get('best_version', 0)} | gate {status.get('last_gate', '-')} | "
-            f"loss policy {status.get('policy_loss', float('nan')):.3f} value {status.get('value_loss', float('nan')):.3f} | "
+            f"loss policy {_format_losses(status).replace(' / ', ' value ')} | "
             f"mistakes {status.get('mistake_rates', '-')} | "
             f"left {_format_seconds(status.get('seconds_left'))}",
             highlight=False,
