@@ -238,7 +238,7 @@ def _poker_history(driver, game, seat: int) -> tuple:
         betting = item.text.partition(": ")[2]
         for said in ([] if betting == "no bets yet" else betting.split(", ")):
             word = said.split(" ")[-1]
-            state += ([a for a in game.legal_actions(state) if game.action_word(state, a) == word][0],)
+            state += (next(a for a in game.legal_actions(state) if game.action_word(state, a) == word),)
     return state
 
 

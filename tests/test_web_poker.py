@@ -228,3 +228,12 @@ def test_the_view_of_a_random_hand_shows_the_opponents_card_only_at_the_end(name
             break
         options = [o for o, _ in game.chance_outcomes(state)] if game.is_chance(state) else game.legal_actions(state)
         state = game.result(state, options[rng.integers(len(options))])
+
+
+def test_a_poker_service_needs_a_poker_game_and_its_own_policy():
+    with pytest.raises(ValueError, match="^expected an imperfect-information game, got TicTacToe$"):
+        PokerService(game=games.make("tictactoe"), solved=solved_policy("kuhn"))
+    with pytest.raises(ValueError, match="^expected a policy of kuhn, got one of leduc$"):
+        PokerService(game=games.make("kuhn"), solved=solved_policy("leduc"))
+    with pytest.raises(ValueError, match="^expected a policy of kuhn, got one of None$"):
+        PokerService(game=games.make("kuhn"))

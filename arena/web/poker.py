@@ -20,7 +20,7 @@ server's ``--seed`` and the order sessions were opened.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -107,9 +107,13 @@ class PokerService(ModelService):
 
     Attributes:
         solved: the opponent's policy (``solved_policy``).
+
+    Raises:
+        ValueError: for a game that is not an imperfect-information game, or a policy of another
+            game.
     """
 
-    game: ImperfectInformationGame = None
+    game: ImperfectInformationGame | None = None
     evaluate_fn: None = None
     solved: SolvedPolicy | None = None
     default_simulations: int = 0
@@ -118,9 +122,10 @@ class PokerService(ModelService):
 
     def __post_init__(self) -> None:
         if not isinstance(self.game, ImperfectInformationGame):
-            raise ValueError(f"expected an imperfect-information game, got {type(self.game).__name__}")
-        if self.solved is None or self.solved.tree.game.name != self.game.name:
-            raise ValueError(f"expected a policy of {self.game.name}, got {self.solved and self.solved.tree.game.name!r}")
+            raise ValueError(f"expected an imperfect-information game, got {type(self.game).__name__}")  # noqa: TRY004
+        policy_game = None if self.solved is None else self.solved.tree.game.name
+        if policy_game != self.game.name:
+            raise ValueError(f"expected a policy of {self.game.name}, got one of {policy_game}")
         label = f"CFR+ policy ({self.solved.iterations} iterations)"
         self.opponents = (OpponentChoice(OPPONENT_SPEC, label, fixed=OPPONENT_SPEC),)
         super().__post_init__()
