@@ -163,3 +163,25 @@ def test_parse_action_words():
     assert [leduc.parse_action(w) for w in ("f", "call", "check", "r", "bet", "2")] == [0, 1, 1, 2, 2, 2]
     with pytest.raises(ValueError, match=r"expected one of \['fold', 'call', 'raise'\], got 'allin'"):
         leduc.parse_action("allin")
+
+
+def test_what_a_player_sees_cards_chips_and_action_words():
+    """The hooks the web page's hand view reads (arena/web/poker.py): private and public cards,
+    the chips each player has put in, and the poker word of each action where it is taken."""
+    kuhn = games.make("kuhn")
+    assert [kuhn.private_card((2,), 0), kuhn.private_card((2,), 1), kuhn.private_card((2, 1), 1)] == [2, None, 1]
+    assert kuhn.public_card((2, 1, 0, 1)) is None and kuhn.num_public_cards == 0
+    assert kuhn.contributions((2, 1)) == (1, 1)
+    assert kuhn.contributions((2, 1, 0, 1)) == (1, 2)  # check, bet
+    assert kuhn.contributions((2, 1, 0, 1, 1)) == (2, 2)  # ... call
+    assert [kuhn.action_word((2, 1), a) for a in (0, 1)] == ["check", "bet"]
+    assert [kuhn.action_word((2, 1, 0, 1), a) for a in (0, 1)] == ["fold", "call"]
+    leduc = games.make("leduc")
+    history = (0, 3, 2, 2, 1, 5, 2, 2)  # raise, re-raise, call; public K(5); raise, re-raise
+    assert leduc.contributions(history) == (9, 13)
+    assert leduc.contributions((0, 3)) == (1, 1)
+    assert [leduc.public_card((0, 3, 2, 2, 1)), leduc.public_card(history)] == [None, 5]
+    assert leduc.num_public_cards == 1
+    assert [leduc.action_word((0, 3), a) for a in (1, 2)] == ["check", "bet"]
+    assert [leduc.action_word((0, 3, 2), a) for a in (0, 1, 2)] == ["fold", "call", "raise"]
+    assert kuhn.describe((2, 1, 0, 1), 0) == "your card: K\nbetting: P0 check, P1 bet\npot: 3"

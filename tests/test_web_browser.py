@@ -2,7 +2,8 @@
 in a child process on a free port of 127.0.0.1; the test clicks Connect Four columns, sees the
 model answer with its search on the board, plays to the end, sees the result announced, and
 checks the layout on a phone-sized screen; and it plays a whole game of Pig (dice rolled by the
-server, each roll shown on the page) against the model to the announced end.
+server, each roll shown on the page) against the model to the announced end; and it plays a
+hand of Kuhn poker and one of Leduc hold'em against the CFR+ policy to the shown result.
 
 Without Chromium (``/usr/bin/chromium`` and ``/usr/bin/chromedriver``: Debian's ``chromium`` and
 ``chromium-driver``) the test skips, unless ``TABULA_RASA_BROWSER_TEST=required`` (set by
@@ -181,7 +182,9 @@ def test_the_picker_switches_to_connect4_and_the_model_plays_a_whole_game(page):
     wait.until(lambda _: _attribute(driver, "board", "data-ready") == "true")
     picker = Select(driver.find_element(By.ID, "game"))
     assert picker.first_selected_option.get_attribute("value") == "tictactoe"
-    assert [o.get_attribute("value") for o in picker.options] == ["connect4", "othello", "othello6x6", "pig", "tictactoe"]
+    assert [o.get_attribute("value") for o in picker.options] == [
+        "connect4", "othello", "othello6x6", "pig", "tictactoe", "kuhn", "leduc",
+    ]
     assert [c.get_attribute("data-move") for c in driver.find_elements(By.CSS_SELECTOR, "#board [data-move]")] == list(
         "123456789"
     )
@@ -219,6 +222,88 @@ def test_the_picker_switches_to_connect4_and_the_model_plays_a_whole_game(page):
     state = game.states_from_moves(["4"])[0]
     reply = game.action_to_string(alphabeta(game, tuple(int(v) for v in state), 2).action)
     assert _attribute(driver, "moves", "data-moves") == "4" + reply
+
+
+def _poker_history(driver, game, seat: int) -> tuple:
+    """The hand the page shows, as a history of ``game`` (``games/imperfect``): the cards it names
+    (``data-card``) and the action words of its betting list, the human in ``seat``."""
+    from selenium.webdriver.common.by import By
+
+    number = {game.card_name(card): card for card in range(6 if game.num_public_cards else 3)}
+    cards = [number[_attribute(driver, "your-card", "data-card")], number[_attribute(driver, "opponent-card", "data-card")]]
+    state = (cards[seat], cards[1 - seat])
+    for item in driver.find_elements(By.CSS_SELECTOR, "#betting li"):
+        if game.is_chance(state):
+            state += (number[_attribute(driver, "board-card", "data-card")],)
+        betting = item.text.partition(": ")[2]
+        for said in ([] if betting == "no bets yet" else betting.split(", ")):
+            word = said.split(" ")[-1]
+            state += (next(a for a in game.legal_actions(state) if game.action_word(state, a) == word),)
+    return state
+
+
+def _play_a_poker_hand_to_the_end(wait, driver, game, choose) -> None:
+    """As the first player, clicks ``choose(words)`` among the offered action buttons whenever it
+    is the human's turn, checking the policy's card stays face down, until the page announces the
+    result; then checks the result against the rules (``game.returns`` of the shown hand)."""
+    from selenium.webdriver.common.by import By
+
+    for _ in range(12):  # a Leduc hand has at most 3 actions of the human per round
+        if _human_turn_or_result(wait, driver):
+            break
+        assert _attribute(driver, "opponent-card", "data-card") == ""
+        assert driver.find_element(By.ID, "opponent-card").text == "?"
+        words = [b.get_attribute("data-move") for b in driver.find_elements(By.CSS_SELECTOR, "#board button.move")]
+        ply = int(_attribute(driver, "board", "data-ply"))
+        driver.find_element(By.CSS_SELECTOR, f'#board button[data-move="{choose(words)}"]').click()
+        wait.until(
+            lambda _, ply=ply: int(_attribute(driver, "board", "data-ply")) > ply or _attribute(driver, "status", "data-result")
+        )
+    state = _poker_history(driver, game, 0)
+    assert game.is_terminal(state), f"the page stopped before the end: {state}"
+    chips = game.returns(state)[0]
+    amount = f"{abs(int(chips))} chip" + ("" if abs(chips) == 1 else "s")
+    message = f"You win {amount}." if chips > 0 else f"You lose {amount}." if chips < 0 else "Split pot."
+    status = driver.find_element(By.ID, "status")
+    assert status.text.startswith(f"{message} Your {game.card_name(state[0])} against the policy's {game.card_name(state[1])}")
+    assert status.get_attribute("data-result") == ("P0" if chips > 0 else "P1" if chips < 0 else "draw")
+    put_in = game.contributions(state)
+    assert driver.find_element(By.ID, "pot").text == f"Pot {sum(put_in)} (you put in {put_in[0]}, the policy {put_in[1]})."
+    assert driver.find_elements(By.CSS_SELECTOR, "#board button.move") == []
+
+
+@pytest.mark.slow
+def test_a_kuhn_hand_and_a_leduc_hand_against_the_cfr_policy_to_the_shown_result(page):
+    """The page opens on Kuhn poker (``?game=kuhn``): the human's card is shown, the policy's face
+    down; betting or calling whenever offered plays the hand to a showdown, where the page shows
+    the policy's card and the chips won or lost. Picking Leduc hold'em deals a hand with a board
+    card, played by calling or checking to its end."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    driver, url = page
+    driver.get(f"{url}?game=kuhn")
+    wait = _wait(driver)
+    wait.until(lambda _: driver.find_elements(By.ID, "your-card") and _attribute(driver, "status", "data-turn") == "human")
+    assert _attribute(driver, "your-card", "data-card") in ("J", "Q", "K")
+    assert driver.find_element(By.ID, "status").text == "Your move (P0)."
+    assert [b.get_attribute("data-move") for b in driver.find_elements(By.CSS_SELECTOR, "#board button.move")] == ["check", "bet"]
+    assert driver.find_element(By.ID, "pot").text == "Pot 2 (you put in 1, the policy 1)."
+    assert driver.find_element(By.ID, "policy").text.startswith("Opponent: CFR+ policy after 1000 iterations (exploitability ")
+    assert [o.text for o in Select(driver.find_element(By.ID, "opponent")).options] == ["CFR+ policy (1000 iterations)"]
+    assert driver.find_elements(By.ID, "board-card") == []  # Kuhn has no board card
+    assert not driver.find_element(By.ID, "model-card").is_displayed()
+    assert not driver.find_element(By.ID, "moves-card").is_displayed()
+    _play_a_poker_hand_to_the_end(wait, driver, games.make("kuhn"), lambda words: "bet" if "bet" in words else "call")
+
+    Select(driver.find_element(By.ID, "game")).select_by_value("leduc")
+    wait.until(lambda _: driver.find_elements(By.ID, "board-card") and _attribute(driver, "status", "data-turn") == "human")
+    assert _attribute(driver, "board-card", "data-card") == ""  # dealt after the first round
+    leduc = games.make("leduc")
+    # the human never bets, so the policy never folds: the hand reaches the board card and a showdown
+    _play_a_poker_hand_to_the_end(wait, driver, leduc, lambda words: "call" if "call" in words else "check")
+    assert _attribute(driver, "board-card", "data-card") in {leduc.card_name(card) for card in range(6)}
+    driver.execute_script("sessionStorage.clear()")  # the module's next test opens the default game again
 
 
 @pytest.mark.slow

@@ -58,6 +58,8 @@ def test_the_games_list_names_each_games_model_opponents_and_seats(client, conne
         ("othello6x6", None, ["alphabeta:depth=4", "uct:sims=1000"], [HUMAN, OPPONENT], [HUMAN, OPPONENT], False),
         ("pig", None, ["star2:depth=2", "solver"], [HUMAN, OPPONENT], [HUMAN, OPPONENT], True),
         ("tictactoe", None, ["alphabeta:depth=4", "uct:sims=1000", "solver"], [HUMAN, OPPONENT], [HUMAN, OPPONENT], False),
+        ("kuhn", None, ["cfr+"], [HUMAN, OPPONENT], [HUMAN, OPPONENT], True),  # poker: tests/test_web_poker.py
+        ("leduc", None, ["cfr+"], [HUMAN, OPPONENT], [HUMAN, OPPONENT], True),
     ]
     connect4 = answer["games"][0]
     assert connect4["opponents"] == [
@@ -133,7 +135,7 @@ def test_a_session_switches_game_and_opponent_with_a_new_game(client):
 @pytest.mark.parametrize(
     "body, message",
     [
-        ({"game": "chess"}, "game: expected one of ['connect4', 'othello', 'othello6x6', 'pig', 'tictactoe'], got 'chess'"),
+        ({"game": "chess"}, "game: expected one of ['connect4', 'othello', 'othello6x6', 'pig', 'tictactoe', 'kuhn', 'leduc'], got 'chess'"),
         (
             {"game": "connect4", "opponent": "alphabeta:depth=9"},
             (

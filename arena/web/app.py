@@ -139,8 +139,7 @@ def create_app(
         body = body or NewGame()
         with store.locked(session_id) as session:
             service = None if body.game is None else catalogue.service(body.game)
-            session.new_game(body.seats, body.moves, body.opponent, service)
-            return session.to_json()
+            return store.restart(session, body.seats, body.moves, body.opponent, service).to_json()
 
     @app.post("/api/sessions/{session_id}/move")
     def move(session_id: str, body: Move) -> dict:

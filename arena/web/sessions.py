@@ -162,6 +162,21 @@ class ModelService:
             self._next_child += 1
         return np.random.SeedSequence(self.seed, spawn_key=(index,))
 
+    def open_session(
+        self, session_id: str, seats: list[str] | None = None, moves: str | None = None, client: str = "",
+        opponent: str | None = None,
+    ) -> GameSession:
+        """A new session of this game (``GameSession``; a poker game's service opens its own kind).
+
+        Raises:
+            RequestError: as ``new_game_request``.
+        """
+        return GameSession(session_id, self, seats, moves, client=client, opponent=opponent)
+
+    def continues(self, session) -> bool:
+        """True if ``session`` can play this game by a new game of its own (same kind of session)."""
+        return type(session) is GameSession
+
     @property
     def seat_kinds(self) -> tuple[str, ...]:
         """The seat kinds a game may use here (``"model"`` only with a model)."""
@@ -667,7 +682,7 @@ class SessionStore:
         """
         self._check_cap(client)
         service = self.catalogue.service(game)
-        session = GameSession(secrets.token_urlsafe(12), service, seats, moves, client=client, opponent=opponent)
+        session = service.open_session(secrets.token_urlsafe(12), seats, moves, client=client, opponent=opponent)
         with self._lock:
             self._check_cap_locked(client)  # another request of the client may have stored one meanwhile
             self._sessions[session.id] = session
@@ -676,6 +691,26 @@ class SessionStore:
                 old, _ = self._sessions.popitem(last=False)
                 self._locks.pop(old, None)
         return session
+
+    def restart(self, session, seats: list[str] | None, moves: str | None, opponent: str | None,
+                service: ModelService | None) -> GameSession:
+        """``session`` after a new game (as ``GameSession.new_game``) of ``service``'s game (None:
+        the current one); held by ``locked``. A game of another kind (a poker hand after a board
+        game, or back) replaces the session by a new one under the same id, once the request is
+        known to be good.
+
+        Raises:
+            RequestError: as ``GameSession.new_game``; the session is unchanged.
+        """
+        service = session.service if service is None else service
+        if service.continues(session):
+            session.new_game(seats, moves, opponent, service)
+            return session
+        fresh = service.open_session(session.id, seats, moves, client=session.client, opponent=opponent)
+        with self._lock:
+            if self._sessions.get(session.id) is session:
+                self._sessions[session.id] = fresh
+        return fresh
 
     def _check_cap(self, client: str) -> None:
         with self._lock:

@@ -33,6 +33,7 @@ class ImperfectInformationGame:
         action_aliases: more words for actions, ``(word, action)`` pairs (``("check", 0)``).
         title: the game's name for people (``"Kuhn poker"``).
         openspiel_name: the same game's name in OpenSpiel (``pyspiel.load_game``), for cross-checks.
+        num_public_cards: cards dealt face up to both players in a game (``public_card``).
     """
 
     name: str = ""
@@ -43,6 +44,7 @@ class ImperfectInformationGame:
     action_aliases: tuple[tuple[str, int], ...] = ()
     title: str = ""
     openspiel_name: str = ""
+    num_public_cards: int = 0
 
     # ----------------------------------------------------------------------- rules
     def initial_state(self) -> tuple:
@@ -93,6 +95,29 @@ class ImperfectInformationGame:
 
     def information_state(self, state: tuple, player: int) -> str:
         """What ``player`` knows at ``state``: OpenSpiel's ``information_state_string(player)``."""
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------------- what a player sees
+    def private_card(self, state: tuple, player: int) -> int | None:
+        """The card dealt to ``player`` (0 or 1), or None before it is dealt.
+
+        Raises:
+            ValueError: for a player other than 0 or 1.
+        """
+        raise NotImplementedError
+
+    def public_card(self, state: tuple) -> int | None:
+        """The card dealt face up to both players, or None (none yet, or a game without one)."""
+        raise NotImplementedError
+
+    def contributions(self, state: tuple) -> tuple[int, int]:
+        """Chips each player has put into the pot so far, antes included; the pot is their sum."""
+        raise NotImplementedError
+
+    def action_word(self, state: tuple, action: int) -> str:
+        """The poker word for ``action`` at ``state``: ``check`` or ``bet`` when nothing is owed,
+        ``fold``, ``call`` or ``raise`` facing a bet (Kuhn's pass is a check or a fold, its bet a
+        bet or a call)."""
         raise NotImplementedError
 
     # ----------------------------------------------------------------------- terminal display

@@ -63,6 +63,23 @@ class KuhnPoker(ImperfectInformationGame):
             return ""
         return str(state[player]) + "".join("pb"[action] for action in state[2:])
 
+    def private_card(self, state: tuple, player: int) -> int | None:
+        self._check_player(player)
+        return state[player] if len(state) > player else None
+
+    def public_card(self, state: tuple) -> int | None:
+        return None
+
+    def contributions(self, state: tuple) -> tuple[int, int]:
+        betting = state[2:]
+        return (1 + sum(betting[0::2]), 1 + sum(betting[1::2]))
+
+    def action_word(self, state: tuple, action: int) -> str:
+        facing = len(state) > 2 and state[-1] == BET
+        if action == PASS:
+            return "fold" if facing else "check"
+        return "call" if facing else "bet"
+
     def card_name(self, card: int) -> str:
         return CARD_NAMES[card]
 
@@ -72,11 +89,7 @@ class KuhnPoker(ImperfectInformationGame):
         if len(state) > player:
             lines.append(f"your card: {CARD_NAMES[state[player]]}")
         betting = state[2:]
-        words = []
-        for index, action in enumerate(betting):
-            facing = index > 0 and betting[index - 1] == BET
-            word = ("fold" if facing else "check") if action == PASS else ("call" if facing else "bet")
-            words.append(f"P{index % 2} {word}")
+        words = [f"P{index % 2} {self.action_word(state[:2 + index], action)}" for index, action in enumerate(betting)]
         lines.append("betting: " + (", ".join(words) if words else "none yet"))
-        lines.append(f"pot: {2 + sum(betting)}")
+        lines.append(f"pot: {sum(self.contributions(state))}")
         return "\n".join(lines)

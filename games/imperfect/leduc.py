@@ -89,6 +89,7 @@ class LeducPoker(ImperfectInformationGame):
     name = "leduc"
     title = "Leduc hold'em"
     openspiel_name = "leduc_poker"
+    num_public_cards = 1
     num_actions = 3
     action_names = ("fold", "call", "raise")
     action_aliases = (("check", CALL), ("k", CALL), ("bet", RAISE), ("b", RAISE))
@@ -150,6 +151,25 @@ class LeducPoker(ImperfectInformationGame):
             actions = parsed.rounds[index] if index < len(parsed.rounds) else ()
             text += f"[Round{index + 1}: {' '.join(str(a) for a in actions)}]"
         return text
+
+    def private_card(self, state: tuple, player: int) -> int | None:
+        self._check_player(player)
+        return state[player] if len(state) > player else None
+
+    def public_card(self, state: tuple) -> int | None:
+        public = _parse(state).public
+        return None if public < 0 else public
+
+    def contributions(self, state: tuple) -> tuple[int, int]:
+        return _parse(state).contributed
+
+    def action_word(self, state: tuple, action: int) -> str:
+        owed = _parse(state).owed > 0
+        if action == FOLD:
+            return "fold"
+        if action == CALL:
+            return "call" if owed else "check"
+        return "raise" if owed else "bet"
 
     def card_name(self, card: int) -> str:
         return RANK_NAMES[card // 2] + SUIT_NAMES[card % 2]

@@ -203,9 +203,10 @@ function render() {
   if (!info || !game) return;
   const board = $("board");
   board.replaceChildren();
-  board.className = game.board ? `${game.board.move_kind}s` : "fallback";
+  board.className = game.hand ? "poker" : game.board ? `${game.board.move_kind}s` : "fallback";
   const search = $("show-analysis").checked ? game.search : null;
-  if (game.board && game.board.move_kind === "column") drawColumns(board, game, search);
+  if (game.hand) drawPoker(board, game);
+  else if (game.board && game.board.move_kind === "column") drawColumns(board, game, search);
   else if (game.board) drawCells(board, game, search);
   else drawFallback(board, game, search);
   if (game.board) drawButtons(board, game.controls.filter((c) => c.target === null), search);
@@ -393,6 +394,39 @@ function drawCells(container, state, search) {
   }
 }
 
+// A poker hand: the cards the human may see (the policy's stays face down until the hand is
+// over), the pot, the betting so far and one button per legal action word.
+function drawPoker(container, state) {
+  const hand = state.hand;
+  const policy = info.policy;
+  const about = html("p", { id: "policy", class: "muted" }, container);
+  about.textContent = `Opponent: ${policy.algorithm.toUpperCase()} policy after ${policy.iterations} iterations `
+    + `(exploitability ${policy.exploitability.toPrecision(2)} chips a hand).`;
+  const table = html("div", { class: "poker-table" }, container);
+  const card = (id, label, name) => {
+    const box = html("div", { class: "poker-card" }, table);
+    html("span", { class: "muted" }, box).textContent = label;
+    const face = html("span", { id, class: name ? "face" : "face down", "data-card": name || "" }, box);
+    face.textContent = name || "?";
+  };
+  card("opponent-card", "the policy", hand.opponent_card);
+  if (info.public_cards > 0) card("board-card", "board", hand.board_card);
+  card("your-card", "you", hand.your_card);
+  const pot = html("p", { id: "pot", "data-pot": hand.pot }, container);
+  const mine = hand.put_in[hand.seat], theirs = hand.put_in[1 - hand.seat];
+  pot.textContent = `Pot ${hand.pot} (you put in ${mine}, the policy ${theirs}).`;
+  const list = html("ol", { id: "betting", class: "betting" }, container);
+  hand.rounds.forEach((round, index) => {
+    const item = html("li", {}, list);
+    const words = round.map(([player, word]) => `${player === hand.seat ? "you" : "policy"} ${word}`);
+    item.textContent = `Round ${index + 1}: ${words.length ? words.join(", ") : "no bets yet"}`;
+  });
+  const match = html("p", { id: "match", class: "muted", "data-chips": state.match.chips }, container);
+  const total = state.match.chips;
+  match.textContent = `${state.match.hands} hand(s) finished: ${total > 0 ? "+" : ""}${total} chips.`;
+  drawButtons(container, state.controls, null, 3);
+}
+
 // A game without a grid drawing: its text board and one button per move in a square grid.
 function drawFallback(container, state, search) {
   html("pre", {}, container).textContent = state.text;
@@ -494,8 +528,10 @@ function setUpGame() {
   showBudget();
   $("show-analysis").checked = info.show_analysis;
   $("model-card").hidden = !info.model;
+  $("moves-card").hidden = Boolean(info.poker);  // a hand starts from a fresh deal, not a move string
   $("hint").hidden = !info.model;
-  $("title").textContent = info.model ? `${info.game} · model ${info.model}` : `${info.game} · no model`;
+  $("title").textContent = info.model ? `${info.game} · model ${info.model}`
+    : info.poker ? `${info.title} · ${info.opponents[0].label}` : `${info.game} · no model`;
   document.title = `Tabula Rasa: ${info.game}`;
 }
 
