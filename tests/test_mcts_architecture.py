@@ -29,9 +29,6 @@ OVER_THE_LIMIT = {
     "games/connect4/solver_kernels.py::_move_reaches": "Pons' solver state passed as arrays (games/connect4)",
     "search/cfr.py::_traverse_full": "CFR tables passed as arrays (search/cfr.py)",
     "search/cfr.py::_external_sampling": "CFR tables passed as arrays (search/cfr.py)",
-    "selfplay/runner.py::SelfPlayRunner.__init__": "self-play options not yet one settings object",
-    "selfplay/worker.py::SelfPlayWorker.__init__": "self-play options not yet one settings object",
-    "trainer/learner.py::Learner.__init__": "learner options beside its LearnerConfig",
 }
 
 
