@@ -16,7 +16,8 @@ from helpers_models import export_tiny_mlp
 
 import games
 import mcts
-from mcts import GumbelConfig, PUCTConfig, SearchOutput, UCTConfig, run_puct, run_search, uniform_evaluator
+from mcts import GumbelConfig, PUCTConfig, SearchOutput, UCTConfig, run_search, uniform_evaluator
+from mcts.search import run_puct
 
 TICTACTOE = games.make("tictactoe")
 

@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 
 import games
-from mcts import GumbelConfig, PUCTConfig, run_gumbel, run_puct
+from mcts import GumbelConfig, PUCTConfig
+from mcts.gumbel import run_gumbel
+from mcts.search import run_puct
 from selfplay.runner import SelfPlayRunner, SelfPlaySettings
 
 

@@ -8,7 +8,8 @@ import pytest
 import games
 from arena.network_players import MCTSPlayer
 from arena.specs import build_player
-from mcts import PUCTConfig, run_puct, uniform_evaluator
+from mcts import PUCTConfig, uniform_evaluator
+from mcts.search import run_puct
 from mcts.evaluators import state_evaluator
 from mcts.minibatch import run_puct_minibatch
 

@@ -11,7 +11,8 @@ from helpers_train import refusal
 from test_mcts import P1, board
 
 import games
-from mcts import GumbelConfig, PUCTConfig, run_puct, uniform_evaluator
+from mcts import GumbelConfig, PUCTConfig, uniform_evaluator
+from mcts.search import run_puct
 from networks.config import NetworkConfig
 from selfplay.eval_cache import EvaluationCache
 from selfplay.records import GameRecord
