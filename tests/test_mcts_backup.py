@@ -14,8 +14,8 @@ import pytest
 import games
 from games.pig.game import HOLD, ROLL, Pig
 from mcts import PUCTConfig, run_search, state_evaluator, uniform_evaluator
-from mcts.search import run_puct
 from mcts.minibatch import run_puct_minibatch
+from mcts.search import run_puct
 from mcts.tree import ROOT_INDEX
 
 

@@ -14,11 +14,10 @@ import games
 from arena.positions import position_sets
 from games.pig.game import HOLD, ROLL, Pig
 from mcts import PUCTConfig, state_evaluator, uniform_evaluator
-from mcts.gumbel import run_gumbel
+from mcts.gumbel import GumbelConfig, run_gumbel
 from mcts.search import run_puct
-from mcts.uct import run_uct
-from mcts.gumbel import GumbelConfig
 from mcts.tree import ROOT_INDEX
+from mcts.uct import run_uct
 from selfplay.runner import SelfPlayRunner, SelfPlaySettings
 
 GOAL = 10
