@@ -21,7 +21,7 @@ from arena.network_players import Analysis, MCTSPlayer, PolicyPlayer
 from arena.player_base import Player, legal_actions, make_rng
 from arena.solver_player import SolverPlayer, exact_solver_of
 from games.base import Game
-from mcts.uct import uct_search
+from mcts import UCTConfig, run_search
 from search.alphabeta import ALL_ORDERING, AlphaBeta, ExpandFn, MoveOrdering, SearchResult
 from search.expectimax import ALGORITHMS, ChanceSearch
 from search.minimax import EvaluateFn, Minimax, NoisyActionsFn
@@ -205,7 +205,8 @@ class ExpectimaxPlayer:
 
 
 class UCTPlayer:
-    """UCT with random rollouts (``mcts.uct.uct_search``): plays the most visited root child.
+    """UCT with random rollouts (the ``uct`` search of ``mcts.run_search``, one compiled call per
+    move in a game with compiled rules): plays the most visited root child, lowest index on ties.
 
     Args:
         num_simulations: simulations per move, >= 1.
@@ -229,14 +230,14 @@ class UCTPlayer:
             raise ValueError(f"c must be >= 0, got {c}")
         self.num_simulations = num_simulations
         self.c = c
+        self.settings = UCTConfig(num_simulations=num_simulations, c=float(c))
         self.rng = make_rng(rng)
         self.name = name if name is not None else f"uct({num_simulations})"
 
     def select_action(self, game: Game, state: tuple) -> int:
         _legal_actions(game, state)
-        row = np.asarray(state, dtype=np.int64)
-        action, _ = uct_search(game, row, self.num_simulations, self.rng, self.c)
-        return int(action)
+        row = np.asarray(state, dtype=np.int64)[None, :]
+        return int(run_search(game, row, None, self.settings, self.rng).actions[0])
 
 
 #: player kinds by their arena name

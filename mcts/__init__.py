@@ -1,6 +1,8 @@
 """Batched Monte Carlo tree search: PUCT (AlphaZero), Gumbel root search, MCTS-solver proofs and
 UCT with random rollouts, behind one interface (``mcts.registry``): a frozen settings object names
 its algorithm, ``run_search`` runs any of them the same way and returns one ``SearchOutput``.
+The functions behind each algorithm (``mcts.search.run_puct``, ``mcts.gumbel.run_gumbel``,
+``mcts.uct.run_uct``, ...) stay in their modules; ``run_search`` is the one public call.
 
 Imports ``games`` only; the network arrives as an ``evaluate_fn`` (see ``mcts.evaluators``).
 Trees are preallocated arrays with a leading batch axis (``mcts.tree``, mctx layout), and the
@@ -15,7 +17,7 @@ from mcts.evaluators import (
     uniform_evaluator,
     uniform_state_evaluator,
 )
-from mcts.gumbel import GumbelConfig, considered_visit_sequence, run_gumbel
+from mcts.gumbel import GumbelConfig, considered_visit_sequence
 from mcts.policy import (
     GREEDY_TEMPERATURE,
     add_dirichlet_noise,
@@ -41,7 +43,7 @@ from mcts.registry import (
     settings_from,
     unregister,
 )
-from mcts.search import CHANCE_MODES, PUCTConfig, SearchOutput, run_puct, search_loop
+from mcts.search import CHANCE_MODES, PUCTConfig, SearchOutput, search_loop
 from mcts.solver import playable_actions, root_child_proven_values, solver_visit_counts
 from mcts.tree import (
     NO_PARENT,
@@ -54,7 +56,7 @@ from mcts.tree import (
     Tree,
     reroot,
 )
-from mcts.uct import DEFAULT_UCT_C, UCTConfig, run_uct, uct_search
+from mcts.uct import DEFAULT_UCT_C, UCTConfig
 
 __all__ = [
     "CHANCE_MODES",
@@ -93,16 +95,12 @@ __all__ = [
     "register",
     "reroot",
     "root_child_proven_values",
-    "run_gumbel",
-    "run_puct",
     "run_search",
-    "run_uct",
     "search_loop",
     "select_actions",
     "settings_from",
     "solver_visit_counts",
     "state_evaluator",
-    "uct_search",
     "uniform_evaluator",
     "uniform_state_evaluator",
     "unregister",

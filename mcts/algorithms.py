@@ -3,14 +3,15 @@
 Each entry adapts one algorithm to the registry's call, ``run_fn(game, root_states, evaluate_fn,
 settings, rng, options)``:
 
-* ``puct`` (``mcts.PUCTConfig``; Silver et al. 2018): ``mcts.run_puct`` with Dirichlet root noise
+* ``puct`` (``mcts.PUCTConfig``; Silver et al. 2018): ``mcts.search.run_puct`` with Dirichlet root noise
   when ``options.explore``, subtree reuse and chance nodes; one root with
   ``options.leaves_per_call`` above 1 or a ``time_limit`` is searched with virtual loss
   (``mcts.minibatch.run_puct_minibatch``).
-* ``gumbel`` (``mcts.GumbelConfig``; Danihelka et al. 2022): ``mcts.run_gumbel``, the Gumbel draw
+* ``gumbel`` (``mcts.GumbelConfig``; Danihelka et al. 2022): ``mcts.gumbel.run_gumbel``, the Gumbel draw
   when ``options.explore``; plays its Sequential Halving winner.
-* ``uct`` (``mcts.UCTConfig``; Kocsis & Szepesvari 2006): ``mcts.run_uct``, random rollouts unless
-  an evaluator is given.
+* ``uct`` (``mcts.UCTConfig``; Kocsis & Szepesvari 2006): ``mcts.uct.run_uct``, random rollouts unless
+  an evaluator is given; one root with random rollouts in a game with compiled rules is searched
+  in one compiled call (``mcts.uct.run_compiled_uct``, the arena's UCT baseline).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from mcts.gumbel import GumbelConfig, run_gumbel
 from mcts.minibatch import run_puct_minibatch
 from mcts.registry import SearchOptions, register
 from mcts.search import PUCTConfig, run_puct
-from mcts.uct import UCTConfig, run_uct
+from mcts.uct import UCTConfig, compiled_applies, run_compiled_uct, run_uct
 
 
 def _puct(game, root_states, evaluate_fn, settings: PUCTConfig, rng, options: SearchOptions):
@@ -37,6 +38,8 @@ def _gumbel(game, root_states, evaluate_fn, settings: GumbelConfig, rng, options
 
 def _uct(game, root_states, evaluate_fn, settings: UCTConfig, rng, options: SearchOptions):
     _one_leaf_a_call("uct", options)
+    if compiled_applies(game, root_states, evaluate_fn, settings, options.tree):
+        return run_compiled_uct(game, root_states, settings, rng)
     return run_uct(
         game, root_states, settings.num_simulations, rng, settings.c, settings.num_rollouts, evaluate_fn, options.tree
     )

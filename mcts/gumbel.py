@@ -253,7 +253,7 @@ def run_gumbel(
     Args:
         game: the rules.
         root_states: ``[B, S]`` int64 non-terminal states.
-        evaluate_fn: as for ``mcts.run_puct``.
+        evaluate_fn: as for ``mcts.search.run_puct``.
         config: see ``GumbelConfig``.
         rng: the generator of the Gumbel draw (one ``[B, A]`` draw per call when noise is on).
         add_gumbel_noise: draw ``g`` (self-play); False uses ``g = 0`` (a deterministic search).
@@ -264,7 +264,7 @@ def run_gumbel(
         root action, rows sum to 1), and ``considered`` and ``gumbel`` set.
 
     Raises:
-        ValueError: as ``mcts.run_puct``, and if ``rng`` is not a ``numpy.random.Generator``.
+        ValueError: as ``mcts.search.run_puct``, and if ``rng`` is not a ``numpy.random.Generator``.
     """
     check_rng(rng)
     num_simulations = config.num_simulations

@@ -1,6 +1,6 @@
 """PUCT for one position that sends several leaves to the network per call (virtual loss).
 
-``mcts.run_puct`` over one root calls the network once per simulation, at batch 1, where a network
+``mcts.search.run_puct`` over one root calls the network once per simulation, at batch 1, where a network
 costs almost as much per call as at batch 8. Here each round walks the tree ``leaves_per_call``
 times before calling the network: after each walk a *virtual loss* is put on the path (every edge
 on it counts one more visit, lost for the player who chose it), so the next walk is steered to
@@ -9,7 +9,7 @@ as the real values are backed up. This is the minibatch of Leela Chess Zero's se
 virtual loss of Chaslot, Winands & van den Herik, "Parallel Monte-Carlo Tree Search" (2008), as
 AlphaGo used it across threads (Silver et al. 2016, Methods, "Search algorithm").
 
-Selection is ``mcts.run_puct``'s rule (``mcts.kernels.select_leaves``) on the counts with the
+Selection is ``mcts.search.run_puct``'s rule (``mcts.kernels.select_leaves``) on the counts with the
 virtual visits added::
 
     N'(s, a) = N(s, a) + V(s, a),   N'(s) = N(s) + sum_a V(s, a),
@@ -196,7 +196,7 @@ def run_puct_minibatch(
     Args:
         game: the rules.
         root_state: ``[S]`` (or ``[1, S]``) int64 non-terminal state.
-        evaluate_fn: as ``mcts.run_puct``; called once for the root and then once per round with
+        evaluate_fn: as ``mcts.search.run_puct``; called once for the root and then once per round with
             the round's non-terminal new leaves (``[k, ...]``, ``1 <= k <= leaves_per_call``).
         config: search hyper-parameters; ``num_simulations`` walks in all. Root noise settings
             are unused (no noise); ``config.solver`` must be False.

@@ -22,6 +22,7 @@ arrays then have ``W = max(A, K)`` columns; decision nodes use the first ``A``.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -40,29 +41,6 @@ UNPROVEN = 0
 PROVEN_LOSS = 1
 PROVEN_DRAW = 2
 PROVEN_WIN = 3
-
-
-class TreeArrays(NamedTuple):
-    """The arrays of a ``Tree`` as one record for compiled kernels (Numba compiles a NamedTuple of
-    arrays; mctx passes its ``Tree`` the same way). Fields, shapes and dtypes as ``Tree``'s; the
-    arrays are the tree's own (no copies), so a kernel's writes land in the tree."""
-
-    node_visits: np.ndarray
-    node_value_sum: np.ndarray
-    node_raw_value: np.ndarray
-    node_to_play: np.ndarray
-    node_terminal: np.ndarray
-    node_states: np.ndarray
-    parents: np.ndarray
-    action_from_parent: np.ndarray
-    children_index: np.ndarray
-    children_prior: np.ndarray
-    children_legal: np.ndarray
-    num_nodes: np.ndarray
-    root_raw_prior: np.ndarray
-    node_proof: np.ndarray
-    node_chance: np.ndarray
-    chance_probs: np.ndarray
 
 
 @dataclass
@@ -198,6 +176,13 @@ class Tree:
         return depth
 
 
+#: The arrays of a ``Tree`` as one record for compiled kernels (Numba compiles a NamedTuple of
+#: arrays; mctx passes its ``Tree`` the same way). Its fields are ``Tree``'s, in ``Tree``'s order,
+#: taken from the dataclass (one list of fields); the arrays are the tree's own (``Tree.arrays``,
+#: no copies), so a kernel's writes land in the tree.
+TreeArrays = NamedTuple("TreeArrays", [(f.name, np.ndarray) for f in dataclasses.fields(Tree)])
+
+
 def empty_tree(batch_size: int, capacity: int, num_actions: int, state_size: int, num_chance_outcomes: int = 0) -> Tree:
     """Allocate a tree with ``num_nodes == 0`` in every row (no root yet).
 
@@ -224,18 +209,19 @@ def empty_tree(batch_size: int, capacity: int, num_actions: int, state_size: int
     )
 
 
+#: the fields of ``Tree`` with no node axis (``[B]`` and ``[B, A]``)
+_PER_ROW_FIELDS = ("num_nodes", "root_raw_prior")
+
+
 def grow_tree(tree: Tree, capacity: int) -> Tree:
     """Copy ``tree`` into a new tree with ``capacity`` node slots per row (``>= max(num_nodes)``)."""
     new = empty_tree(tree.batch_size, capacity, tree.num_actions, tree.node_states.shape[2], tree.num_chance_outcomes)
     n = min(tree.capacity, capacity)
-    for name in (
-        "node_visits", "node_value_sum", "node_raw_value", "node_to_play", "node_terminal",
-        "node_states", "parents", "action_from_parent", "children_index", "children_prior",
-        "children_legal", "node_proof", "node_chance", "chance_probs",
-    ):
-        getattr(new, name)[:, :n] = getattr(tree, name)[:, :n]
-    new.num_nodes[:] = tree.num_nodes
-    new.root_raw_prior[:] = tree.root_raw_prior
+    for name in TreeArrays._fields:
+        if name in _PER_ROW_FIELDS:
+            getattr(new, name)[:] = getattr(tree, name)
+        else:
+            getattr(new, name)[:, :n] = getattr(tree, name)[:, :n]
     return new
 
 

@@ -25,7 +25,7 @@ from games.checks import is_int
 from mcts.evaluators import EvaluateFn, random_rollout_evaluator
 from mcts.kernels import RULE_UCT, selection_params
 from mcts.search import LoopSettings, SearchOutput, search_loop, with_visit_choice
-from mcts.tree import Tree
+from mcts.tree import ROOT_INDEX, Tree, empty_tree
 from mcts.uct_compiled import compiled_uct_search
 
 #: The usual UCB1 exploration constant on [0, 1] results (about sqrt(2)).
@@ -103,31 +103,78 @@ def _check_options(num_simulations, c) -> None:
         raise ValueError(f"expected c finite and >= 0, got {c}")
 
 
-def uct_search(
-    game: Game, state_row: np.ndarray, num_simulations: int, rng: np.random.Generator, c: float = DEFAULT_UCT_C
-) -> tuple[int, np.ndarray]:
-    """UCT for one state, for a baseline player: returns ``(action, visit_counts [A] int32)``.
+def compiled_applies(game: Game, root_states: np.ndarray, evaluate_fn, settings: UCTConfig, tree: Tree | None) -> bool:
+    """Whether the ``uct`` search of ``mcts.run_search`` runs in one compiled call
+    (``run_compiled_uct``): one root, random rollouts (no evaluator, one playout per leaf), no
+    reused tree, and a game with compiled rules (``Game.compiled_rules``)."""
+    return (
+        np.ndim(root_states) == 2 and len(root_states) == 1 and evaluate_fn is None and tree is None
+        and settings.num_rollouts == 1 and game.compiled_rules() is not None
+    )
 
-    The action is the most visited root child, the lowest index on ties. A game with compiled
-    rules (``Game.compiled_rules``) is searched in one compiled call (``mcts.uct_compiled``, the
-    same algorithm on one tree); any other game by ``run_uct`` on a batch of one.
+
+def run_compiled_uct(game: Game, root_states: np.ndarray, settings: UCTConfig, rng: np.random.Generator) -> SearchOutput:
+    """UCT for one root in one compiled call (``mcts.uct_compiled``, the algorithm of ``run_uct``
+    on one tree; its playouts come from its own stream seeded by one draw of ``rng``).
+
+    Args:
+        game: a game with compiled rules.
+        root_states: ``[1, S]`` int64, one non-terminal decision state.
+        settings: ``num_simulations`` and ``c`` (``num_rollouts`` is 1).
+        rng: the generator of the playouts' seed.
+
+    Returns:
+        ``SearchOutput`` whose ``tree`` holds the root and its visited children only (the compiled
+        search keeps its deeper nodes; a child's ``node_raw_value`` is 0 and its ``node_visits`` and
+        ``node_value_sum`` are the search's); ``root_priors`` are uniform over the legal actions;
+        ``num_evaluations`` counts the random playouts, the root's included.
 
     Raises:
-        ValueError: if ``state_row`` is not one ``[S]`` (or ``[1, S]``) state, and as ``run_uct``.
+        ValueError: for malformed or terminal roots, and as ``compiled_uct_search``.
     """
-    row = np.asarray(state_row)
-    if row.ndim == 1:
-        row = row[None, :]
-    if row.shape != (1, game.state_size):
-        raise ValueError(f"expected one state of shape [{game.state_size}], got {np.asarray(state_row).shape}")
-    row = row.astype(np.int64)
-    if game.compiled_rules() is not None:
-        _check_options(num_simulations, c)
-        check_batch(game, row)
-        if game.terminal(row)[0]:
-            raise ValueError("the root state must not be terminal")
-        action, counts, _, _ = compiled_uct_search(game, row[0], int(num_simulations), rng, float(c))
-        return action, counts
-    output = run_uct(game, row, num_simulations, rng, c)
-    counts = output.visit_counts[0]
-    return int(np.argmax(counts)), counts
+    check_batch(game, root_states)
+    if game.terminal(root_states)[0]:
+        raise ValueError("root states must not be terminal; rows [0] are")
+    n = settings.num_simulations
+    _, counts, q_values, root_value, playouts = compiled_uct_search(game, root_states[0], n, rng, settings.c)
+    legal = game.legal_mask(root_states)
+    uniform = (legal / legal.sum(axis=1, keepdims=True)).astype(np.float32)
+    visited = np.flatnonzero(counts > 0)
+    nodes = np.arange(1, 1 + len(visited))
+    tree = empty_tree(1, 1 + len(visited), game.num_actions, game.state_size)
+    tree.num_nodes[0] = 1 + len(visited)
+    tree.node_visits[0, ROOT_INDEX] = n + 1
+    tree.node_value_sum[0, ROOT_INDEX] = root_value * (n + 1)
+    tree.node_to_play[0, ROOT_INDEX] = game.to_play(root_states)[0]
+    tree.node_states[0, ROOT_INDEX] = root_states[0]
+    tree.children_legal[0, ROOT_INDEX] = legal[0]
+    tree.children_prior[0, ROOT_INDEX] = tree.root_raw_prior[0] = uniform[0]
+    if len(visited):
+        child_states = game.step(np.repeat(root_states, len(visited), axis=0), visited)
+        child_to_play = game.to_play(child_states)
+        terminal = game.terminal(child_states)
+        same_player = child_to_play == tree.node_to_play[0, ROOT_INDEX]
+        tree.children_index[0, ROOT_INDEX, visited] = nodes
+        tree.parents[0, nodes] = ROOT_INDEX
+        tree.action_from_parent[0, nodes] = visited
+        tree.node_states[0, nodes] = child_states
+        tree.node_to_play[0, nodes] = child_to_play
+        tree.node_terminal[0, nodes] = terminal
+        tree.children_legal[0, nodes] = game.legal_mask(child_states) & ~terminal[:, None]
+        tree.node_visits[0, nodes] = counts[visited]
+        tree.node_value_sum[0, nodes] = counts[visited] * np.where(same_player, q_values[visited], -q_values[visited])
+    output = SearchOutput(
+        visit_counts=counts[None, :].astype(np.int32),
+        root_values=np.array([root_value], dtype=np.float32),
+        q_values=q_values[None, :].astype(np.float32),
+        root_priors=uniform,
+        root_raw_priors=uniform.copy(),
+        tree=tree,
+        num_degenerate_priors=np.zeros(1, dtype=np.int32),
+        num_evaluations=np.array([playouts], dtype=np.int32),
+        num_terminal_leaves=np.array([n + 1 - playouts], dtype=np.int32),
+        root_proof=np.zeros(1, dtype=np.int8),
+        actions=np.zeros(1, dtype=np.int64),
+        policy_targets=np.zeros((1, game.num_actions), dtype=np.float32),
+    )
+    return with_visit_choice(output, solver=False)

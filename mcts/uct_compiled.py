@@ -7,8 +7,9 @@ node, ``[N, A]`` per edge, the layout of ``mcts.tree`` without the batch axis; n
 per node), and the rules come from the game as compiled single-state functions
 (``games.base.CompiledRules``, ``Game.compiled_rules``).
 
-The algorithm is that of ``mcts.uct.run_uct`` (Kocsis & Szepesvari 2006, "Bandit based
-Monte-Carlo Planning"): UCB1 on results scaled to ``[0, 1]`` (``mcts.formulas.ucb1_score``),
+``mcts.run_search`` runs it for the ``uct`` search of one root with random rollouts (one per
+leaf) in a game with compiled rules (``mcts.uct``). The algorithm is that of ``mcts.uct.run_uct``
+(Kocsis & Szepesvari 2006, "Bandit based Monte-Carlo Planning"): UCB1 on results scaled to ``[0, 1]`` (``mcts.formulas.ucb1_score``),
 
     score(s, a) = (Q(s, a) + 1) / 2 + c * sqrt(ln N(s) / N(s, a)),    untried actions first,
 
@@ -46,8 +47,8 @@ def compiled_uct_kernel(rules: CompiledRules):
     """The compiled single-tree UCT search for the game whose ``compiled_rules()`` is ``rules``.
 
     Returns ``search(root [S] int64, num_simulations, c, max_game_length, num_actions, rng,
-    visit_counts [A] int32 (out), q_values [A] float64 (out)) -> (error code, root value)``;
-    memoised per ``rules``.
+    visit_counts [A] int32 (out), q_values [A] float64 (out)) -> (error code, root value, playouts)``
+    (``playouts``: random playouts run, the root's included); memoised per ``rules``.
     """
     kernel = _KERNELS.get(rules)
     if kernel is None:
@@ -124,8 +125,9 @@ def _build_kernel(rules: CompiledRules):
         legal_fn(root, legal[0])
         value, error = playout(root, rng, max_game_length, current, scratch, legal_buffer)
         if error:
-            return error, 0.0
+            return error, 0.0, 0
         raw_value[0] = value
+        playouts = 1
         visits[0] = 1
         value_sum[0] = value
         num_nodes = 1
@@ -172,8 +174,9 @@ def _build_kernel(rules: CompiledRules):
                 else:
                     legal_fn(states[child], legal[child])
                     value, error = playout(states[child], rng, max_game_length, current, scratch, legal_buffer)
+                    playouts += 1
                     if error:
-                        return error, 0.0
+                        return error, 0.0, 0
                 raw_value[child] = value
                 node = child
                 break
@@ -197,28 +200,29 @@ def _build_kernel(rules: CompiledRules):
             else:
                 visit_counts[a] = 0
                 q_values[a] = np.nan
-        return _OK, value_sum[0] / visits[0]
+        return _OK, value_sum[0] / visits[0], playouts
 
     return search
 
 
 def compiled_uct_search(
     game: Game, state_row: np.ndarray, num_simulations: int, rng: np.random.Generator, c: float
-) -> tuple[int, np.ndarray, np.ndarray, float]:
+) -> tuple[int, np.ndarray, np.ndarray, float, int]:
     """UCT for one non-terminal state in one compiled call.
 
     Args:
         game: a game whose ``compiled_rules()`` is not None.
         state_row: ``[S]`` int64 non-terminal state.
         num_simulations: >= 1; c: UCB1 constant on ``[0, 1]`` results, finite, >= 0 (the caller
-            validates both, as ``mcts.uct.uct_search`` does).
+            validates both, as ``mcts.uct.UCTConfig`` does).
         rng: every playout move is drawn from it.
 
     Returns:
-        ``(action, visit_counts [A] int32, q_values [A] float64, root_value)``: the most visited
-        root child (lowest index on ties), the root children's visits (summing to
-        ``num_simulations``), Q(root, a) for the player to move (NaN where unvisited), and the mean
-        backed-up root value for the player to move (the root's own playout included).
+        ``(action, visit_counts [A] int32, q_values [A] float64, root_value, num_playouts)``: the
+        most visited root child (lowest index on ties), the root children's visits (summing to
+        ``num_simulations``), Q(root, a) for the player to move (NaN where unvisited), the mean
+        backed-up root value for the player to move (the root's own playout included), and the
+        random playouts run (the root's included; a simulation ending on a terminal node runs none).
 
     Raises:
         ValueError: if the game has no compiled rules, ``rng`` is not a generator, or a playout
@@ -233,10 +237,10 @@ def compiled_uct_search(
     visit_counts = np.zeros(game.num_actions, dtype=np.int32)
     q_values = np.zeros(game.num_actions, dtype=np.float64)
     root = np.ascontiguousarray(state_row, dtype=np.int64)
-    error, root_value = kernel(
+    error, root_value, num_playouts = kernel(
         root, int(num_simulations), float(c), int(game.max_game_length), int(game.num_actions), stream,
         visit_counts, q_values,
     )
     if error == _PLAYOUT_TOO_LONG:
         raise ValueError(f"{game.name}: random playout longer than max_game_length={game.max_game_length}")
-    return int(np.argmax(visit_counts)), visit_counts, q_values, float(root_value)
+    return int(np.argmax(visit_counts)), visit_counts, q_values, float(root_value), int(num_playouts)

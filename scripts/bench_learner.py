@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from networks import build_network  # noqa: E402
 from networks.config import NetworkConfig  # noqa: E402
-from trainer.learner import Learner  # noqa: E402
+from trainer.learner import Learner, LearnerConfig  # noqa: E402
 
 
 class DefaultLayoutLearner(Learner):
@@ -72,7 +72,7 @@ def main(argv=None) -> dict:
     learners = {}
     for name, cls in (("default_layout", DefaultLayoutLearner), ("channels_last", Learner)):
         torch.manual_seed(0)
-        learners[name] = cls(build_network(network, game.observation_shape, game.num_actions), device="cpu")
+        learners[name] = cls(build_network(network, game.observation_shape, game.num_actions), LearnerConfig(device="cpu"))
     first = {name: learner.train_step(batch) for name, learner in learners.items()}
     times = {name: [] for name in learners}
     for _ in range(args.rounds):

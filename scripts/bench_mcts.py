@@ -22,7 +22,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import games
-from mcts import PUCTConfig, run_puct, uniform_evaluator, uniform_state_evaluator
+from mcts import PUCTConfig, run_search, uniform_evaluator, uniform_state_evaluator
 
 
 def bench(game_name: str, batch_size: int, num_simulations: int, evaluate_fn, min_seconds: float) -> float:
@@ -31,11 +31,11 @@ def bench(game_name: str, batch_size: int, num_simulations: int, evaluate_fn, mi
     roots = game.initial_states(batch_size)
     config = PUCTConfig(num_simulations=num_simulations)
     rng = np.random.default_rng(0)
-    run_puct(game, roots, evaluate_fn, config, rng, True)  # compile and warm up
+    run_search(game, roots, evaluate_fn, config, rng, explore=True)  # compile and warm up
     searches = 0
     start = time.perf_counter()
     while True:
-        run_puct(game, roots, evaluate_fn, config, rng, True)
+        run_search(game, roots, evaluate_fn, config, rng, explore=True)
         searches += 1
         elapsed = time.perf_counter() - start
         if elapsed >= min_seconds:

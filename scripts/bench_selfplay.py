@@ -87,7 +87,7 @@ from mcts import algorithm_of, settings_from, uniform_evaluator
 from networks import NetworkConfig, build_network
 from networks.evaluator import TorchEvaluator
 from networks.export import onnx_runtime_evaluator
-from selfplay.runner import SelfPlayRunner, SelfPlayStats
+from selfplay.runner import SelfPlayRunner, SelfPlaySettings, SelfPlayStats
 from trainer.config import SelfPlaySchema
 
 #: Per game: (network yaml, mcts yaml, selfplay yaml), the training defaults (configs/train.yaml
@@ -251,9 +251,11 @@ def bench_run(
         puct,
         batch_size,
         np.random.default_rng(seed + 1),
-        temperature=1.0,
-        temperature_plies=int(selfplay_settings["temperature_plies"]),
-        random_opening_plies=int(selfplay_settings.get("random_opening_plies", 0)),
+        settings=SelfPlaySettings(
+            temperature=1.0,
+            temperature_plies=int(selfplay_settings["temperature_plies"]),
+            random_opening_plies=int(selfplay_settings.get("random_opening_plies", 0)),
+        ),
     )
     for _ in range(3):  # warm-up: first torch calls
         evaluator.evaluate(observations, legal)

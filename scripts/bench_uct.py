@@ -1,4 +1,4 @@
-"""Benchmark: the project's single-position UCT (``mcts.uct.uct_search``) against OpenSpiel's C++ MCTSBot.
+"""Benchmark: the project's single-position UCT (``mcts.run_search`` with ``mcts.UCTConfig``) against OpenSpiel's C++ MCTSBot.
 
 Both play self-play games (each move a fresh search from the current position), ``--simulations``
 per move (default 400), one uniformly random rollout per new leaf, the most visited root child
@@ -32,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import games
-from mcts.uct import uct_search
+from mcts import UCTConfig, run_search
 
 #: the project's game id -> OpenSpiel's
 OPENSPIEL_GAMES = {"tictactoe": "tic_tac_toe", "connect4": "connect_four"}
@@ -70,11 +70,12 @@ def openspiel_block(bot, game, simulations: int, seconds: float) -> tuple[int, f
 
 
 def project_block(game, simulations: int, c: float, rng, seconds: float) -> tuple[int, float, float, int]:
-    """The same with ``mcts.uct.uct_search``."""
+    """The same with the ``uct`` search of ``mcts.run_search`` (one compiled call per move)."""
+    settings = UCTConfig(num_simulations=simulations, c=c)
 
     def play(state):
-        action, _ = uct_search(game, np.array(state, dtype=np.int64), simulations, rng, c)
-        return game.result(state, action)
+        action = run_search(game, np.array([state], dtype=np.int64), None, settings, rng).actions[0]
+        return game.result(state, int(action))
 
     return _self_play_block(game.initial_state, game.terminal_test, play, simulations, seconds)
 

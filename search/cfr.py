@@ -20,12 +20,47 @@ over the breadth-first arrays of ``search.game_tree`` (no Python per node).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from search.game_tree import CHANCE_NODE, DECISION, TERMINAL_NODE, GameTree, TreeArrays
 
 ALGORITHMS = ("cfr", "cfr+", "mccfr")
+
+
+class RegretTables(NamedTuple):
+    """The solver's cumulative tables, passed to the kernels as one record (Numba compiles a
+    NamedTuple of arrays as a plain tuple, without copying).
+
+    Attributes:
+        regret: `[I, A]` float64 cumulative counterfactual regrets.
+        strategy_sum: `[I, A]` float64 sums of the current policies (the average policy's mass).
+    """
+
+    regret: np.ndarray
+    strategy_sum: np.ndarray
+
+
+class ReachScratch(NamedTuple):
+    """Working arrays of one full-tree traversal, `[N]` float64 each: the traverser's reach, the
+    others' (chance included) reach, and each node's value for the traverser."""
+
+    reach_self: np.ndarray
+    reach_other: np.ndarray
+    value: np.ndarray
+
+
+class SamplingScratch(NamedTuple):
+    """Working arrays of one external-sampling traversal: ``sigma`` `[A]` float64 (a current
+    policy row), ``value`` `[N]` float64, ``sampled`` `[N]` int64 (the child sampled at each chance
+    or opponent node) and ``stack`` `[2N + 1]` int64."""
+
+    sigma: np.ndarray
+    value: np.ndarray
+    sampled: np.ndarray
+    stack: np.ndarray
 
 
 @njit(cache=True)
@@ -52,8 +87,10 @@ def _regret_matching(regret, legal, out_policy, player, infostate_player):  # pr
 
 
 @njit(cache=True)
-def _traverse_full(tree: TreeArrays, policy, regret, strategy_sum, player, weight, reach_self, reach_other, value):  # pragma: no cover
+def _traverse_full(tree: TreeArrays, policy, tables: RegretTables, player, weight, scratch: ReachScratch):  # pragma: no cover
     """One full-tree CFR traversal for ``player``: regrets and average-policy sums of its states."""
+    regret, strategy_sum = tables.regret, tables.strategy_sum
+    reach_self, reach_other, value = scratch.reach_self, scratch.reach_other, scratch.value
     num_nodes = tree.kind.shape[0]
     reach_self[0] = 1.0
     reach_other[0] = 1.0
@@ -101,13 +138,12 @@ def _traverse_full(tree: TreeArrays, policy, regret, strategy_sum, player, weigh
 def _run_cfr(tree: TreeArrays, policy, regret, strategy_sum, first_iteration, num_iterations, plus):  # pragma: no cover
     """Iterations ``first_iteration + 1 .. first_iteration + num_iterations`` of CFR or CFR+."""
     num_nodes = tree.kind.shape[0]
-    reach_self = np.empty(num_nodes)
-    reach_other = np.empty(num_nodes)
-    value = np.empty(num_nodes)
+    scratch = ReachScratch(np.empty(num_nodes), np.empty(num_nodes), np.empty(num_nodes))
+    tables = RegretTables(regret, strategy_sum)
     for iteration in range(first_iteration + 1, first_iteration + num_iterations + 1):
         weight = float(iteration) if plus else 1.0
         for player in range(2):
-            _traverse_full(tree, policy, regret, strategy_sum, player, weight, reach_self, reach_other, value)
+            _traverse_full(tree, policy, tables, player, weight, scratch)
             if plus:
                 for state in range(regret.shape[0]):
                     if tree.infostate_player[state] == player:
@@ -143,7 +179,7 @@ def _resolve(tree: TreeArrays, node, player, sampled):  # pragma: no cover - com
 
 
 @njit(cache=True)
-def _external_sampling(tree: TreeArrays, player, regret, strategy_sum, uniforms, position, sigma, value, sampled, stack):  # pragma: no cover
+def _external_sampling(tree: TreeArrays, player, tables: RegretTables, uniforms, position, scratch: SamplingScratch):  # pragma: no cover
     """One external-sampling traversal for ``player``; returns the next unused index of ``uniforms``.
 
     Lanctot et al. 2009, algorithm 1, as a depth-first walk with an explicit stack in the order of
@@ -151,9 +187,10 @@ def _external_sampling(tree: TreeArrays, player, regret, strategy_sum, uniforms,
     once its children are done, to back their values up and update its regrets. A chance or
     opponent node's value is its sampled child's (``_resolve``). ``uniforms``: a stream of U[0, 1)
     draws, one taken from ``position`` on at each chance or opponent node visited (fewer than the
-    tree's internal nodes per traversal). ``value`` `[N]`, ``sampled`` `[N]`, ``sigma`` `[A]` and
-    ``stack`` `[2N]` are scratch.
+    tree's internal nodes per traversal). ``scratch``: the ``SamplingScratch`` of the run.
     """
+    regret, strategy_sum = tables.regret, tables.strategy_sum
+    sigma, value, sampled, stack = scratch.sigma, scratch.value, scratch.sampled, scratch.stack
     sign = 1.0 if player == 0 else -1.0
     top = 0
     stack[0] = 0
@@ -219,15 +256,15 @@ def _run_mccfr(tree: TreeArrays, regret, strategy_sum, uniforms, position, num_i
     still holds ``draws_per_iteration`` unused draws from ``position``; returns
     ``(iterations done, next unused position)``."""
     num_nodes = tree.kind.shape[0]
-    sigma = np.zeros(regret.shape[1])
-    value = np.zeros(num_nodes)
-    sampled = np.zeros(num_nodes, dtype=np.int64)
-    stack = np.zeros(2 * num_nodes + 1, dtype=np.int64)
+    scratch = SamplingScratch(
+        np.zeros(regret.shape[1]), np.zeros(num_nodes), np.zeros(num_nodes, dtype=np.int64),
+        np.zeros(2 * num_nodes + 1, dtype=np.int64),
+    )
+    tables = RegretTables(regret, strategy_sum)
     done = 0
     while done < num_iterations and position + draws_per_iteration <= uniforms.shape[0]:
         for player in range(2):
-            position = _external_sampling(tree, player, regret, strategy_sum, uniforms, position, sigma, value,
-                                          sampled, stack)
+            position = _external_sampling(tree, player, tables, uniforms, position, scratch)
         done += 1
     return done, position
 

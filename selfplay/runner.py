@@ -114,6 +114,55 @@ def value_targets(z: np.ndarray, q: np.ndarray, kind: str) -> np.ndarray:
     raise ValueError(f"expected value target kind in {list(VALUE_TARGETS)}, got {kind!r}")
 
 
+@dataclass(frozen=True)
+class SelfPlaySettings:
+    """How the K games of a ``SelfPlayRunner`` are played and recorded (one frozen object; the
+    trainer builds it once from the ``selfplay`` section of a run's config,
+    ``trainer.config.worker_settings``).
+
+    Attributes:
+        temperature: move-sampling temperature for the first ``temperature_plies`` plies, >= 0.
+        temperature_plies: plies sampled at ``temperature``, >= 0; later moves are greedy.
+        random_opening_plies: each game starts with 0 to this many uniformly random plies that
+            are not recorded, >= 0 (0 = none); see ``SelfPlayRunner._open``.
+        full_search_probability: p of playout cap randomisation, in ``(0, 1]`` (1 = off).
+        cheap_simulations: N_cheap, simulations of a cheap search, in ``[1, num_simulations]`` of
+            the search (read only when p < 1).
+        value_target: ``"z"``, ``"q"`` or ``"mix"`` (module docstring).
+        reuse_tree: subtree reuse (searches that reuse trees, ``mcts.Algorithm.reuses_tree``): the
+            next search of a game starts from the subtree below the move played
+            (``mcts.tree.reroot``), with its visit counts and values, and fresh root noise;
+            finished games and ``SelfPlayRunner.reset_trees`` (new weights) start empty.
+
+    Raises:
+        ValueError: for a negative temperature, ``temperature_plies`` or ``random_opening_plies``,
+            a ``full_search_probability`` outside ``(0, 1]``, or an unknown ``value_target``.
+    """
+
+    temperature: float = 1.0
+    temperature_plies: int = 8
+    random_opening_plies: int = 0
+    full_search_probability: float = 1.0
+    cheap_simulations: int = 1
+    value_target: str = "z"
+    reuse_tree: bool = False
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.full_search_probability <= 1.0:
+            raise ValueError(f"expected full_search_probability in (0, 1], got {self.full_search_probability}")
+        if self.value_target not in VALUE_TARGETS:
+            raise ValueError(f"expected value_target in {list(VALUE_TARGETS)}, got {self.value_target!r}")
+        if self.temperature < 0 or self.temperature_plies < 0 or self.random_opening_plies < 0:
+            raise ValueError(
+                "temperature, temperature_plies and random_opening_plies must be >= 0, got "
+                f"{self.temperature}, {self.temperature_plies}, {self.random_opening_plies}"
+            )
+
+
+#: the settings of a runner given none
+DEFAULT_SETTINGS = SelfPlaySettings()
+
+
 class SelfPlayRunner:
     """K self-play games searched together.
 
@@ -126,24 +175,14 @@ class SelfPlayRunner:
             full search (self-play roots only; arena searches have none).
         num_games: K, the games kept in flight.
         rng: the only source of randomness (noise and move sampling).
-        temperature: move-sampling temperature for the first ``temperature_plies`` plies.
-        temperature_plies: plies sampled at ``temperature``; later moves are greedy.
+        settings: the frozen ``SelfPlaySettings`` (temperature, openings, playout cap, value
+            target, subtree reuse).
         first_game_id, game_id_stride: game ids are ``first_game_id + i * game_id_stride``, so
             several workers never hand out the same id.
-        random_opening_plies: each game starts with 0 to this many uniformly random plies that
-            are not recorded (0 = none); see ``_open``.
-        full_search_probability: p of playout cap randomisation, in ``(0, 1]`` (1 = off).
-        cheap_simulations: N_cheap, simulations of a cheap search, in ``[1, num_simulations]``
-            (read only when p < 1).
-        value_target: ``"z"``, ``"q"`` or ``"mix"`` (module docstring).
-        reuse_tree: subtree reuse (searches that reuse trees, ``mcts.Algorithm.reuses_tree``): the next search of a game starts from the subtree
-            below the move played (``mcts.tree.reroot``), with its visit counts and values, and
-            fresh root noise; finished games and :meth:`reset_trees` (new weights) start empty.
 
     Raises:
-        ValueError: for ``num_games`` < 1, a negative temperature or ``temperature_plies``, a
-            ``full_search_probability`` outside ``(0, 1]``, ``cheap_simulations`` outside
-            ``[1, num_simulations]`` with p < 1, an unknown ``value_target``, settings of no
+        ValueError: for ``num_games`` < 1, ``settings`` that are not a ``SelfPlaySettings``,
+            ``cheap_simulations`` outside ``[1, num_simulations]`` with p < 1, settings of no
             registered search, or ``reuse_tree`` with a search that does not reuse trees.
     """
 
@@ -154,44 +193,33 @@ class SelfPlayRunner:
         search_config,
         num_games: int,
         rng: np.random.Generator,
-        temperature: float = 1.0,
-        temperature_plies: int = 8,
+        settings: SelfPlaySettings = DEFAULT_SETTINGS,
         first_game_id: int = 0,
         game_id_stride: int = 1,
-        random_opening_plies: int = 0,
-        full_search_probability: float = 1.0,
-        cheap_simulations: int = 1,
-        value_target: str = "z",
-        reuse_tree: bool = False,
     ) -> None:
         algorithm = algorithm_of(search_config)
-        if not 0.0 < full_search_probability <= 1.0:
-            raise ValueError(f"expected full_search_probability in (0, 1], got {full_search_probability}")
-        if full_search_probability < 1.0 and not 1 <= cheap_simulations <= search_config.num_simulations:
+        if not isinstance(settings, SelfPlaySettings):
+            raise ValueError(f"settings: expected a selfplay.runner.SelfPlaySettings, got {type(settings).__name__}")
+        partial = settings.full_search_probability < 1.0
+        if partial and not 1 <= settings.cheap_simulations <= search_config.num_simulations:
             raise ValueError(
-                f"expected cheap_simulations in [1, {search_config.num_simulations}], got {cheap_simulations}"
+                f"expected cheap_simulations in [1, {search_config.num_simulations}], got {settings.cheap_simulations}"
             )
-        if reuse_tree and not algorithm.reuses_tree:
+        if settings.reuse_tree and not algorithm.reuses_tree:
             raise ValueError(f"reuse_tree: the {algorithm.name} search does not reuse trees")
-        if value_target not in VALUE_TARGETS:
-            raise ValueError(f"expected value_target in {list(VALUE_TARGETS)}, got {value_target!r}")
         if num_games < 1:
             raise ValueError(f"num_games must be >= 1, got {num_games}")
-        if temperature < 0 or temperature_plies < 0 or random_opening_plies < 0:
-            raise ValueError(
-                "temperature, temperature_plies and random_opening_plies must be >= 0, got "
-                f"{temperature}, {temperature_plies}, {random_opening_plies}"
-            )
         self.game = game
         self.evaluate_fn = evaluate_fn
         self.search_config = search_config
-        self.full_search_probability = float(full_search_probability)
-        self.cheap_config = replace(search_config, num_simulations=int(cheap_simulations)) if full_search_probability < 1.0 else None
-        self.value_target = value_target
+        self.settings = settings
+        self.full_search_probability = float(settings.full_search_probability)
+        self.cheap_config = replace(search_config, num_simulations=int(settings.cheap_simulations)) if partial else None
+        self.value_target = settings.value_target
         self.num_games = num_games
         self.rng = rng
-        self.temperature = float(temperature)
-        self.temperature_plies = int(temperature_plies)
+        self.temperature = float(settings.temperature)
+        self.temperature_plies = int(settings.temperature_plies)
         self.model_version = 0  # the version of the weights evaluate_fn holds (set by the worker), recorded per position
         self._next_game_index = 0
         self._first_game_id = int(first_game_id)
@@ -205,8 +233,8 @@ class SelfPlayRunner:
         self._search_values = np.zeros((num_games, length), dtype=np.float32)
         self._to_play = np.zeros((num_games, length), dtype=np.int8)
         self._actions = np.zeros((num_games, length), dtype=np.int64)
-        self.random_opening_plies = int(random_opening_plies)
-        self.reuse_tree = bool(reuse_tree)
+        self.random_opening_plies = int(settings.random_opening_plies)
+        self.reuse_tree = bool(settings.reuse_tree)
         self._tree = None  # the rerooted trees of the K games, with reuse_tree
         self._start_ply = np.zeros(num_games, dtype=np.int64)
         self._has_chance = bool(game.num_chance_outcomes)

@@ -10,6 +10,7 @@ uses the best model; AlphaZero: the latest).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,11 +19,50 @@ from networks import build_network
 from networks.config import INFERENCE_RUNTIMES, NetworkConfig, as_network_config
 from selfplay.eval_cache import EvaluationCache
 from selfplay.records import GameRecord
-from selfplay.runner import SelfPlayRunner, SelfPlayStats
+from selfplay.runner import DEFAULT_SETTINGS, SelfPlayRunner, SelfPlaySettings, SelfPlayStats
 
 #: game ids of worker incarnation ``i`` start at ``i * GAME_ID_BLOCK``: ids never repeat across
 #: restarted or replaced workers.
 GAME_ID_BLOCK = 1 << 32
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    """The settings of one self-play worker, one frozen object (``trainer.config.worker_settings``
+    builds it from the ``selfplay`` section of a run's config).
+
+    Attributes:
+        num_games: K, the games searched at once (the network batch), >= 1.
+        moves_per_call: plies per ``SelfPlayWorker.play`` call, >= 1.
+        device: ``"auto"``, ``"cpu"`` or ``"cuda"`` for the network.
+        torch_threads: intra-op threads of torch in this process (at least 1 is used).
+        eval_cache_size: slots of the evaluation cache (``selfplay.eval_cache``); 0 = no cache.
+        inference: ``"torch"`` (``networks.evaluator.TorchEvaluator``) or ``"onnx"``: each new set
+            of weights is exported (``networks.export.onnx_bytes``) and run by ONNX Runtime on the
+            CPU with ``torch_threads`` intra-op threads (``networks.onnx_evaluator``); same outputs
+            within float rounding (``scripts/bench_network.py --onnx``).
+        play: how the games are played and recorded (``selfplay.runner.SelfPlaySettings``).
+
+    Raises:
+        ValueError: for ``moves_per_call`` < 1, an unknown ``inference``, or ``play`` that is not
+            a ``SelfPlaySettings``.
+    """
+
+    num_games: int
+    moves_per_call: int
+    device: str = "auto"
+    torch_threads: int = 1
+    eval_cache_size: int = 0
+    inference: str = "torch"
+    play: SelfPlaySettings = DEFAULT_SETTINGS
+
+    def __post_init__(self) -> None:
+        if self.inference not in INFERENCE_RUNTIMES:
+            raise ValueError(f"expected inference in {list(INFERENCE_RUNTIMES)}, got {self.inference!r}")
+        if self.moves_per_call < 1:
+            raise ValueError(f"expected moves_per_call >= 1, got {self.moves_per_call}")
+        if not isinstance(self.play, SelfPlaySettings):
+            raise ValueError(f"play: expected a selfplay.runner.SelfPlaySettings, got {type(self.play).__name__}")
 
 
 class SelfPlayWorker:
@@ -33,22 +73,14 @@ class SelfPlayWorker:
         network_config: the frozen ``NetworkConfig`` (a ``NetworkConfig.to_dict()`` dict is read too).
         search_config: the frozen settings of a registered search (``mcts.registry``:
             ``mcts.PUCTConfig``, ``mcts.GumbelConfig``, ...).
-        num_games: K.
-        moves_per_call: plies per ``play`` call.
-        temperature, temperature_plies: move sampling (see ``SelfPlayRunner``).
+        settings: the frozen ``WorkerSettings``.
         seed: seeds this worker's ``numpy.random.Generator``.
         incarnation: a number unique to this worker within the run (game-id block).
-        device: ``"auto"``, ``"cpu"`` or ``"cuda"`` for the network.
-        torch_threads: intra-op threads of torch in this process.
-        random_opening_plies, reuse_tree: see ``SelfPlayRunner``.
-        full_search_probability, cheap_simulations, value_target: see ``SelfPlayRunner``.
-        eval_cache_size: slots of the evaluation cache (``selfplay.eval_cache``); 0 = no cache.
-        inference: ``"torch"`` (``networks.evaluator.TorchEvaluator``) or ``"onnx"``: each new set
-            of weights is exported (``networks.export.onnx_bytes``) and run by ONNX Runtime on the
-            CPU with ``torch_threads`` intra-op threads (``networks.onnx_evaluator``); same outputs
-            within float rounding (``scripts/bench_network.py --onnx``).
         sink: called with the list of finished ``GameRecord``s; ``None`` keeps them for ``play``
             to return.
+
+    Raises:
+        ValueError: for ``settings`` that are not a ``WorkerSettings``, and as ``SelfPlayRunner``.
     """
 
     def __init__(
@@ -56,56 +88,39 @@ class SelfPlayWorker:
         game_name: str,
         network_config: NetworkConfig | Mapping,
         search_config,
-        num_games: int,
-        moves_per_call: int,
-        temperature: float,
-        temperature_plies: int,
+        settings: WorkerSettings,
         seed: int,
         incarnation: int,
-        device: str = "auto",
-        torch_threads: int = 1,
-        random_opening_plies: int = 0,
         sink: Callable[[list[GameRecord]], None] | None = None,
-        full_search_probability: float = 1.0,
-        cheap_simulations: int = 1,
-        value_target: str = "z",
-        eval_cache_size: int = 0,
-        inference: str = "torch",
-        reuse_tree: bool = False,
     ) -> None:
         import torch  # heavy dependency (torch): imported where it is used
 
         from networks.evaluator import TorchEvaluator  # heavy dependency (torch): imported where it is used
 
-        if inference not in INFERENCE_RUNTIMES:
-            raise ValueError(f"expected inference in {list(INFERENCE_RUNTIMES)}, got {inference!r}")
-        torch.set_num_threads(max(1, int(torch_threads)))
-        self.torch_threads = max(1, int(torch_threads))
-        self.inference = inference
+        if not isinstance(settings, WorkerSettings):
+            raise ValueError(f"settings: expected a selfplay.worker.WorkerSettings, got {type(settings).__name__}")
+        torch.set_num_threads(max(1, int(settings.torch_threads)))
+        self.settings = settings
+        self.torch_threads = max(1, int(settings.torch_threads))
+        self.inference = settings.inference
         self.game = games.make(game_name)
         network = as_network_config(network_config)
         model = build_network(network, self.game.observation_shape, self.game.num_actions)
-        self.evaluator = TorchEvaluator(model, device=device)
+        self.evaluator = TorchEvaluator(model, device=settings.device)
         self.network_config = network.to_dict()
-        self.onnx = self._onnx_evaluator() if inference == "onnx" else None
-        self.cache = EvaluationCache(self.game, self.evaluate, eval_cache_size) if eval_cache_size else None
-        self.moves_per_call = int(moves_per_call)
+        self.onnx = self._onnx_evaluator() if settings.inference == "onnx" else None
+        self.cache = EvaluationCache(self.game, self.evaluate, settings.eval_cache_size) if settings.eval_cache_size else None
+        self.moves_per_call = int(settings.moves_per_call)
         self.sink = sink
         self.version = -1
         self.runner = SelfPlayRunner(
             self.game,
             self.cache if self.cache is not None else self.evaluate,
             search_config,
-            num_games,
+            settings.num_games,
             np.random.default_rng([seed, incarnation]),
-            temperature=temperature,
-            temperature_plies=temperature_plies,
+            settings.play,
             first_game_id=incarnation * GAME_ID_BLOCK,
-            random_opening_plies=random_opening_plies,
-            full_search_probability=full_search_probability,
-            cheap_simulations=cheap_simulations,
-            value_target=value_target,
-            reuse_tree=reuse_tree,
         )
 
     def play(self, version: int, weights: Mapping | None = None):
@@ -161,4 +176,4 @@ class SelfPlayWorker:
         return self.version
 
 
-__all__ = ["GAME_ID_BLOCK", "SelfPlayStats", "SelfPlayWorker"]
+__all__ = ["GAME_ID_BLOCK", "SelfPlaySettings", "SelfPlayStats", "SelfPlayWorker", "WorkerSettings"]

@@ -36,7 +36,7 @@ from trainer.checkpoint import (
     restore_rng_states,
     save_checkpoint,
 )
-from trainer.learner import Learner
+from trainer.learner import Learner, LearnerConfig
 
 TICTACTOE = games.make("tictactoe")
 CONNECT4 = games.make("connect4")
@@ -70,12 +70,12 @@ class Run:
         self.model = build_network(config, game.observation_shape, game.num_actions)
         self.learner = Learner(
             self.model,
-            optimizer=optimizer,
+            LearnerConfig(optimizer=optimizer,
             learning_rate=1e-2,
             weight_decay=1e-4,
             lr_schedule="cosine",
             lr_schedule_samples=200 * BATCH,
-            device="cpu",
+            device="cpu"),
         )
         self.buffer = ReplayBuffer(capacity, game, seed=seed)
         self.generators = {

@@ -141,10 +141,11 @@ def test_engine_on_a_connect4_model_uses_columns(tmp_path):
 
 
 def test_engine_searches_one_leaf_per_call_on_the_mirror_averaged_network_by_default(tmp_path):
-    """The engine's search is ``mcts.run_puct``'s, visit for visit, on the mirror-averaged network
+    """The engine's search is ``mcts.search.run_puct``'s, visit for visit, on the mirror-averaged network
     by default and on the network alone with ``--no-symmetries``."""
-    from mcts import PUCTConfig, run_puct
+    from mcts import PUCTConfig
     from mcts.evaluators import symmetry_averaged
+    from mcts.search import run_puct
     from networks.onnx_evaluator import load_exported
 
     folder = tiny_connect4_export(tmp_path / "c4", seed=3)

@@ -120,7 +120,7 @@ def test_the_whole_game_check_finds_cut_games():
     from mcts import PUCTConfig
     from mcts.evaluators import uniform_evaluator
     from selfplay.replay_buffer import ReplayBuffer
-    from selfplay.runner import SelfPlayRunner
+    from selfplay.runner import SelfPlayRunner, SelfPlaySettings
 
     game = games.make("tictactoe")
     runner = SelfPlayRunner(
@@ -129,7 +129,7 @@ def test_the_whole_game_check_finds_cut_games():
         PUCTConfig(num_simulations=4),
         4,
         np.random.default_rng(0),
-        random_opening_plies=4,
+        settings=SelfPlaySettings(random_opening_plies=4),
     )
     buffer = ReplayBuffer(10_000, game, seed=0)
     while buffer.games_added < 12:

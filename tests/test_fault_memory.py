@@ -18,7 +18,7 @@ from networks import build_network
 from networks.config import NetworkConfig
 from networks.evaluator import TorchEvaluator
 from selfplay.records import GameRecord
-from selfplay.runner import SelfPlayRunner
+from selfplay.runner import SelfPlayRunner, SelfPlaySettings
 
 
 def _alive(kind) -> int:
@@ -44,7 +44,7 @@ def test_200_selfplay_games_return_memory_to_its_baseline():
             PUCTConfig(num_simulations=8),
             8,
             np.random.default_rng(0),
-            random_opening_plies=2,
+            settings=SelfPlaySettings(random_opening_plies=2),
         )
 
         def play(games_wanted: int) -> int:

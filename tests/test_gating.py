@@ -17,7 +17,7 @@ from arena.sprt import SPRTConfig, pentanomial_llr
 from mcts import PUCTConfig, uniform_evaluator
 from networks import build_network
 from networks.config import NetworkConfig
-from trainer.learner import Learner
+from trainer.learner import Learner, LearnerConfig
 
 
 def test_gate_threshold_rule_rejects_an_empty_match_and_accepts_exactly_the_threshold():
@@ -40,7 +40,7 @@ def _tiny_config():
 def test_best_snapshot_is_unchanged_by_an_optimiser_step():
     game = games.make("tictactoe")
     model = build_network(_tiny_config(), game.observation_shape, game.num_actions)
-    learner = Learner(model, device="cpu")
+    learner = Learner(model, LearnerConfig(device="cpu"))
     best = learner.snapshot()
     best_hash = weights_hash(best)
     batch = {

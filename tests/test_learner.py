@@ -12,7 +12,7 @@ from test_replay_buffer import random_record
 import games
 from networks import NetworkConfig, build_network
 from selfplay.replay_buffer import ReplayBuffer
-from trainer.learner import Learner, learning_rate_at, weights_hash
+from trainer.learner import Learner, LearnerConfig, learning_rate_at, weights_hash
 
 TICTACTOE = games.make("tictactoe")
 MLP_CONFIG = NetworkConfig(kind="mlp", mlp_hidden=(32,), value_hidden=16)
@@ -47,7 +47,7 @@ def poisoned(batch, field: str = "values"):
 def test_train_step_fits_a_fixed_batch_and_counts_samples():
     buffer = make_buffer()
     batch = buffer.sample(32, np.random.default_rng(0))
-    learner = Learner(make_model(), optimizer="adamw", learning_rate=1e-2, weight_decay=0.0, device="cpu")
+    learner = Learner(make_model(), LearnerConfig(optimizer="adamw", learning_rate=1e-2, weight_decay=0.0, device="cpu"))
     first = learner.train_step(batch)
     for _ in range(59):
         last = learner.train_step(batch)
@@ -111,7 +111,7 @@ def test_wsd_holds_the_rate_then_falls_linearly_to_the_floor_at_the_end_of_the_b
 
 def test_the_learner_steps_at_the_wsd_rate_of_the_budget_progress_it_is_given():
     buffer = make_buffer()
-    learner = Learner(make_model(), optimizer="sgd", learning_rate=0.1, lr_schedule="wsd", device="cpu")
+    learner = Learner(make_model(), LearnerConfig(optimizer="sgd", learning_rate=0.1, lr_schedule="wsd", device="cpu"))
     rng = np.random.default_rng(0)
     assert learner.train_step(buffer.sample(8, rng))["learning_rate"] == pytest.approx(0.1)
     learner.budget_progress = 0.95
@@ -125,11 +125,11 @@ def test_schedule_counts_samples_not_steps():
     buffer = make_buffer()
     learner = Learner(
         make_model(),
-        optimizer="sgd",
+        LearnerConfig(optimizer="sgd",
         learning_rate=0.1,
         lr_schedule="cosine",
         lr_schedule_samples=80,
-        device="cpu",
+        device="cpu"),
     )
     rng = np.random.default_rng(0)
     rates = [learner.train_step(buffer.sample(8, rng))["learning_rate"] for _ in range(10)]
@@ -144,12 +144,12 @@ def test_gradient_clipping_bounds_the_update():
     batch = buffer.sample(32, np.random.default_rng(1))
     learner = Learner(
         make_model(),
-        optimizer="sgd",
+        LearnerConfig(optimizer="sgd",
         learning_rate=1.0,
         momentum=0.0,
         weight_decay=0.0,
         grad_clip=1e-3,
-        device="cpu",
+        device="cpu"),
     )
     before = torch.cat([p.detach().flatten().clone() for p in learner.model.parameters()])
     metrics = learner.train_step(batch)
@@ -163,7 +163,7 @@ def test_gradient_clipping_bounds_the_update():
 def test_nan_batch_is_skipped_and_weights_stay_finite(field):
     buffer = make_buffer()
     rng = np.random.default_rng(0)
-    learner = Learner(make_model(RESNET_CONFIG), optimizer="sgd", learning_rate=0.05, device="cpu")
+    learner = Learner(make_model(RESNET_CONFIG), LearnerConfig(optimizer="sgd", learning_rate=0.05, device="cpu"))
     learner.train_step(buffer.sample(16, rng))
     hash_before = learner.weights_hash()
     metrics = learner.train_step(poisoned(buffer.sample(16, rng), field))
@@ -181,7 +181,7 @@ def test_nan_batch_is_skipped_and_weights_stay_finite(field):
 
 def test_non_finite_gradient_is_skipped():
     buffer = make_buffer()
-    learner = Learner(make_model(), optimizer="adamw", device="cpu")
+    learner = Learner(make_model(), LearnerConfig(optimizer="adamw", device="cpu"))
     first_weight = next(learner.model.parameters())
     handle = first_weight.register_hook(lambda grad: grad * float("nan"))
     hash_before = learner.weights_hash()
@@ -195,7 +195,7 @@ def test_non_finite_gradient_is_skipped():
 
 def test_consecutive_skips_raise_a_clear_error():
     buffer = make_buffer()
-    learner = Learner(make_model(), device="cpu", max_consecutive_skips=3)
+    learner = Learner(make_model(), LearnerConfig(device="cpu", max_consecutive_skips=3))
     rng = np.random.default_rng(0)
     learner.train_step(poisoned(buffer.sample(8, rng)))
     learner.train_step(poisoned(buffer.sample(8, rng)))
@@ -208,7 +208,7 @@ def test_consecutive_skips_raise_a_clear_error():
 # ------------------------------------------------------------------------- snapshots and hashing
 def test_snapshot_is_unchanged_by_a_step():
     buffer = make_buffer()
-    learner = Learner(make_model(), optimizer="sgd", learning_rate=0.1, device="cpu")
+    learner = Learner(make_model(), LearnerConfig(optimizer="sgd", learning_rate=0.1, device="cpu"))
     best = learner.snapshot()
     best_hash = weights_hash(best)
     assert best_hash == learner.weights_hash()
@@ -233,23 +233,23 @@ def test_weights_hash_sees_a_single_bit():
 def test_state_dict_round_trip_and_mismatches():
     buffer = make_buffer()
     rng = np.random.default_rng(0)
-    learner = Learner(make_model(), optimizer="adamw", device="cpu")
+    learner = Learner(make_model(), LearnerConfig(optimizer="adamw", device="cpu"))
     for _ in range(3):
         learner.train_step(buffer.sample(8, rng))
     state = learner.state_dict()
-    fresh = Learner(make_model(seed=5), optimizer="adamw", device="cpu")
+    fresh = Learner(make_model(seed=5), LearnerConfig(optimizer="adamw", device="cpu"))
     fresh.load_state_dict(state)
     assert fresh.weights_hash() == learner.weights_hash()
     assert fresh.steps == 3 and fresh.samples_trained == 24
     assert int(fresh.optimizer.state_dict()["state"][0]["step"]) == 3
     with pytest.raises(ValueError, match="optimizer expected 'sgd', got 'adamw'"):
-        Learner(make_model(), optimizer="sgd", device="cpu").load_state_dict(state)
-    wider = Learner(make_model(NetworkConfig(kind="mlp", mlp_hidden=(64,), value_hidden=16)), device="cpu")
+        Learner(make_model(), LearnerConfig(optimizer="sgd", device="cpu")).load_state_dict(state)
+    wider = Learner(make_model(NetworkConfig(kind="mlp", mlp_hidden=(64,), value_hidden=16)), LearnerConfig(device="cpu"))
     with pytest.raises(
         ValueError, match=r"model\['trunk.1.weight'\] has shape \[32, 18\], this network expects \[64, 18\]"
     ):
         wider.load_state_dict(state)
-    other = Learner(make_model(RESNET_CONFIG), device="cpu")
+    other = Learner(make_model(RESNET_CONFIG), LearnerConfig(device="cpu"))
     with pytest.raises(ValueError, match="model missing keys"):
         other.load_state_dict(state)
     with pytest.raises(ValueError, match=r"missing keys \['counters'\], unexpected keys \['extra'\]"):
@@ -272,11 +272,20 @@ def test_constructor_validation(kwargs, message):
     if kwargs.get("bf16_autocast") and torch.cuda.is_available():
         pytest.skip("CUDA present: bf16 autocast is allowed")
     with pytest.raises(ValueError, match=message):
-        Learner(make_model(), **{"device": "cpu", **kwargs})
+        Learner(make_model(), LearnerConfig(**{"device": "cpu", **kwargs}))
+
+
+def test_the_learner_takes_its_settings_as_one_learner_config():
+    with pytest.raises(ValueError, match="config: expected a trainer.learner.LearnerConfig, got dict"):
+        Learner(make_model(), {"device": "cpu"})
+    learner = Learner(make_model(), LearnerConfig(optimizer="sgd", learning_rate=0.25, lr_warmup_samples=4, device="cpu"))
+    assert isinstance(learner.optimizer, torch.optim.SGD)
+    assert learner.hyperparameters["learning_rate"] == 0.25
+    assert learner.learning_rate == pytest.approx(0.25 / 4)  # warm-up: (0 + 1) / 4 of lr0
 
 
 def test_batch_validation():
-    learner = Learner(make_model(), device="cpu")
+    learner = Learner(make_model(), LearnerConfig(device="cpu"))
     with pytest.raises(ValueError, match="batch: missing field 'values'"):
         learner.train_step(
             {
@@ -307,8 +316,8 @@ def test_channels_last_inputs_give_the_default_layouts_loss_gradient_and_step(co
     batch = make_buffer().sample(32, np.random.default_rng(1))
     model = make_model(config, seed=3)
     reference = copy.deepcopy(model)
-    learner = Learner(model, optimizer="sgd", learning_rate=0.05, momentum=0.0, weight_decay=0.0,
-                      grad_clip=None, device="cpu")
+    learner = Learner(model, LearnerConfig(optimizer="sgd", learning_rate=0.05, momentum=0.0, weight_decay=0.0,
+                      grad_clip=None, device="cpu"))
     metrics = learner.train_step(batch)
 
     observations = torch.as_tensor(batch.observations).float()

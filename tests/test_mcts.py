@@ -20,12 +20,12 @@ from mcts import (
     improved_policy,
     mask_priors,
     reroot,
-    run_puct,
     select_actions,
     state_evaluator,
     uniform_evaluator,
     uniform_state_evaluator,
 )
+from mcts.search import run_puct
 
 
 @functools.cache

@@ -13,8 +13,9 @@ import pytest
 
 import games
 from games.pig.game import HOLD, ROLL, Pig
-from mcts import PUCTConfig, run_puct, run_search, state_evaluator, uniform_evaluator
+from mcts import PUCTConfig, run_search, state_evaluator, uniform_evaluator
 from mcts.minibatch import run_puct_minibatch
+from mcts.search import run_puct
 from mcts.tree import ROOT_INDEX
 
 

@@ -13,10 +13,12 @@ import pytest
 import games
 from arena.positions import position_sets
 from games.pig.game import HOLD, ROLL, Pig
-from mcts import PUCTConfig, run_gumbel, run_puct, run_uct, state_evaluator, uniform_evaluator
-from mcts.gumbel import GumbelConfig
+from mcts import PUCTConfig, state_evaluator, uniform_evaluator
+from mcts.gumbel import GumbelConfig, run_gumbel
+from mcts.search import run_puct
 from mcts.tree import ROOT_INDEX
-from selfplay.runner import SelfPlayRunner
+from mcts.uct import run_uct
+from selfplay.runner import SelfPlayRunner, SelfPlaySettings
 
 GOAL = 10
 
@@ -177,7 +179,7 @@ def test_reroot_keeps_the_chance_node_and_its_outcomes(pig):
 def test_selfplay_records_decisions_only_with_targets_of_the_player_to_move(pig, mode):
     runner = SelfPlayRunner(
         pig, uniform_evaluator, PUCTConfig(num_simulations=8, chance=mode), num_games=4,
-        rng=np.random.default_rng(3), temperature_plies=1000,
+        rng=np.random.default_rng(3), settings=SelfPlaySettings(temperature_plies=1000),
     )
     turn_changes = 0
     for _ in range(200):

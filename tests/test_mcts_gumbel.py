@@ -9,13 +9,8 @@ import pytest
 from test_mcts import P1, P6, TICTACTOE, board, hashed_evaluator
 
 import games
-from mcts import (
-    GumbelConfig,
-    completed_q_policy,
-    considered_visit_sequence,
-    run_gumbel,
-    uniform_evaluator,
-)
+from mcts import GumbelConfig, completed_q_policy, considered_visit_sequence, uniform_evaluator
+from mcts.gumbel import run_gumbel
 from mcts.policy import completed_q_sigma
 
 CONNECT4 = games.make("connect4")

@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import games
-from mcts import ROOT_INDEX, UNVISITED, PUCTConfig, reroot, run_puct, state_evaluator
+from mcts import ROOT_INDEX, UNVISITED, PUCTConfig, reroot, state_evaluator
+from mcts.search import run_puct
 
 
 def random_positions(game, seed: int, batch: int) -> np.ndarray:

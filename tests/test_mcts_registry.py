@@ -16,7 +16,8 @@ from helpers_models import export_tiny_mlp
 
 import games
 import mcts
-from mcts import GumbelConfig, PUCTConfig, SearchOutput, UCTConfig, run_puct, run_search, uniform_evaluator
+from mcts import GumbelConfig, PUCTConfig, SearchOutput, UCTConfig, run_search, uniform_evaluator
+from mcts.search import run_puct
 
 TICTACTOE = games.make("tictactoe")
 
@@ -70,7 +71,8 @@ def test_train_picks_a_registered_search_by_name_for_its_self_play_actors(last_l
                       "selfplay.random_opening_plies=0"])
     run = TrainingRun(config, tmp_path)  # validates the config, builds the actors' frozen settings
     assert run.selfplay_search == LastLegalConfig(num_simulations=3)
-    kwargs = run._worker_kwargs(incarnation=1) | {"moves_per_call": 9, "num_games": 2, "inference": "torch"}
+    kwargs = run._worker_kwargs(incarnation=1)
+    kwargs["settings"] = dataclasses.replace(kwargs["settings"], moves_per_call=9, num_games=2, inference="torch")
     worker = SelfPlayWorker(**kwargs)  # the self-play actor's class, without Ray
     weights = {name: value.numpy() for name, value in worker.evaluator.model.state_dict().items()}
     records, _ = worker.play(0, weights)

@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 
 import games
-from mcts import GumbelConfig, PUCTConfig, run_gumbel, run_puct
-from selfplay.runner import SelfPlayRunner
+from mcts import GumbelConfig, PUCTConfig
+from mcts.gumbel import run_gumbel
+from mcts.search import run_puct
+from selfplay.runner import SelfPlayRunner, SelfPlaySettings
 
 
 def hashed_evaluator(game):
@@ -39,7 +41,7 @@ def hashed_evaluator(game):
 
 def _games(game, config, seed, num_moves):
     runner = SelfPlayRunner(
-        game, hashed_evaluator(game), config, 3, np.random.default_rng(seed), temperature=1.0, temperature_plies=4
+        game, hashed_evaluator(game), config, 3, np.random.default_rng(seed), settings=SelfPlaySettings(temperature=1.0, temperature_plies=4),
     )
     records, _ = runner.play_moves(num_moves)
     return [game.format_moves(record.actions) for record in records]

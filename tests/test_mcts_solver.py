@@ -18,12 +18,12 @@ from mcts import (
     GumbelConfig,
     PUCTConfig,
     playable_actions,
-    run_gumbel,
-    run_puct,
     select_actions,
     solver_visit_counts,
     uniform_evaluator,
 )
+from mcts.gumbel import run_gumbel
+from mcts.search import run_puct
 
 DOUBLE_THREAT = "X . X / . O . / X . O"  # O to move: X threatens 1 and 3, every O move loses
 

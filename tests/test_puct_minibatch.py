@@ -8,9 +8,10 @@ import pytest
 import games
 from arena.network_players import MCTSPlayer
 from arena.specs import build_player
-from mcts import PUCTConfig, run_puct, uniform_evaluator
+from mcts import PUCTConfig, uniform_evaluator
 from mcts.evaluators import state_evaluator
 from mcts.minibatch import run_puct_minibatch
+from mcts.search import run_puct
 
 TICTACTOE = games.make("tictactoe")
 CONNECT4 = games.make("connect4")

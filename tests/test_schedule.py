@@ -174,7 +174,7 @@ def test_held_out_games_give_validation_losses_without_training():
     from networks import NetworkConfig, build_network
     from selfplay.buffer_service import ReplayBufferService
     from selfplay.runner import SelfPlayRunner
-    from trainer.learner import Learner
+    from trainer.learner import Learner, LearnerConfig
 
     game = games.make("tictactoe")
     runner = SelfPlayRunner(game, uniform_evaluator, PUCTConfig(num_simulations=4), num_games=8,
@@ -192,7 +192,7 @@ def test_held_out_games_give_validation_losses_without_training():
     torch.manual_seed(0)
     model = build_network(NetworkConfig(kind="mlp", mlp_hidden=(16,), value_hidden=8), game.observation_shape,
                           game.num_actions)
-    learner = Learner(model, device="cpu")
+    learner = Learner(model, LearnerConfig(device="cpu"))
     before = {k: v.clone() for k, v in model.state_dict().items()}
     losses = learner.evaluate_losses(batch)
     assert all(torch.equal(before[k], v) for k, v in model.state_dict().items()) and learner.steps == 0

@@ -7,7 +7,7 @@ import pytest
 
 import games
 from mcts import PUCTConfig, uniform_evaluator
-from selfplay.runner import SelfPlayRunner, outcome_targets
+from selfplay.runner import SelfPlayRunner, SelfPlaySettings, outcome_targets
 
 TTT = games.make("tictactoe")
 
@@ -23,7 +23,7 @@ def test_value_targets_of_a_won_game_alternate_by_player_to_move():
 def _runner(game, num_games=16, temperature_plies=2, seed=0, sims=16):
     return SelfPlayRunner(
         game, uniform_evaluator, PUCTConfig(num_simulations=sims), num_games, np.random.default_rng(seed),
-        temperature=1.0, temperature_plies=temperature_plies,
+        settings=SelfPlaySettings(temperature=1.0, temperature_plies=temperature_plies),
     )
 
 
@@ -89,13 +89,13 @@ def test_runner_rejects_bad_arguments():
     with pytest.raises(ValueError, match="num_games"):
         SelfPlayRunner(TTT, uniform_evaluator, PUCTConfig(num_simulations=2), 0, np.random.default_rng(0))
     with pytest.raises(ValueError, match="temperature"):
-        SelfPlayRunner(TTT, uniform_evaluator, PUCTConfig(num_simulations=2), 1, np.random.default_rng(0), temperature=-1)
+        SelfPlayRunner(TTT, uniform_evaluator, PUCTConfig(num_simulations=2), 1, np.random.default_rng(0), settings=SelfPlaySettings(temperature=-1))
 
 
 def test_random_openings_are_played_but_not_recorded():
     runner = SelfPlayRunner(
         TTT, uniform_evaluator, PUCTConfig(num_simulations=8), 16, np.random.default_rng(3),
-        temperature_plies=9, random_opening_plies=3,
+        settings=SelfPlaySettings(temperature_plies=9, random_opening_plies=3),
     )
     records, stats = runner.play_moves(20)
     for record, text in zip(records, stats.sample_games[:1]):

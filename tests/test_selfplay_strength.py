@@ -11,13 +11,14 @@ from helpers_train import refusal
 from test_mcts import P1, board
 
 import games
-from mcts import GumbelConfig, PUCTConfig, run_puct, uniform_evaluator
+from mcts import GumbelConfig, PUCTConfig, uniform_evaluator
+from mcts.search import run_puct
 from networks.config import NetworkConfig
 from selfplay.eval_cache import EvaluationCache
 from selfplay.records import GameRecord
 from selfplay.replay_buffer import ReplayBuffer
-from selfplay.runner import SelfPlayRunner, outcome_targets, value_targets
-from selfplay.worker import SelfPlayWorker
+from selfplay.runner import SelfPlayRunner, SelfPlaySettings, outcome_targets, value_targets
+from selfplay.worker import GAME_ID_BLOCK, SelfPlayWorker, WorkerSettings
 from trainer.losses import alphazero_loss
 
 TTT = games.make("tictactoe")
@@ -51,7 +52,7 @@ def test_value_targets_z_q_and_mix_exact():
 def test_runner_records_the_chosen_value_target(kind):
     runner = SelfPlayRunner(
         TTT, observation_hash_evaluator, PUCTConfig(num_simulations=8), 4, np.random.default_rng(1),
-        value_target=kind,
+        settings=SelfPlaySettings(value_target=kind),
     )
     records, _ = runner.play_moves(12)
     assert records
@@ -64,14 +65,14 @@ def test_runner_records_the_chosen_value_target(kind):
             assert np.all(np.abs(q) <= 1.0 + 1e-6)
             assert not np.array_equal(record.values, z)  # the search's values are not the outcome
     with pytest.raises(ValueError, match="value_target"):
-        SelfPlayRunner(TTT, uniform_evaluator, PUCTConfig(num_simulations=8), 2, np.random.default_rng(0), value_target="v")
+        SelfPlayRunner(TTT, uniform_evaluator, PUCTConfig(num_simulations=8), 2, np.random.default_rng(0), settings=SelfPlaySettings(value_target="v"))
 
 
 def test_q_target_is_the_root_search_value():
     """One game of P1-like play: the first stored q equals a fresh search's root value."""
     runner = SelfPlayRunner(
         TTT, observation_hash_evaluator, PUCTConfig(num_simulations=8, dirichlet_epsilon=0.0), 1,
-        np.random.default_rng(0), value_target="q", temperature_plies=0,
+        np.random.default_rng(0), settings=SelfPlaySettings(value_target="q", temperature_plies=0),
     )
     records, _ = runner.play_moves(9)
     first = records[0]
@@ -85,7 +86,7 @@ def test_playout_cap_randomisation_weights_and_budgets():
     num_games, full, cheap = 8, 12, 3
     runner = SelfPlayRunner(
         TTT, uniform_evaluator, PUCTConfig(num_simulations=full), num_games, np.random.default_rng(7),
-        full_search_probability=0.25, cheap_simulations=cheap,
+        settings=SelfPlaySettings(full_search_probability=0.25, cheap_simulations=cheap),
     )
     records, stats = runner.play_moves(40)
     full_plies = stats.full_searches // num_games
@@ -107,10 +108,10 @@ def test_playout_cap_randomisation_weights_and_budgets():
 def test_playout_cap_settings_are_checked():
     with pytest.raises(ValueError, match="full_search_probability"):
         SelfPlayRunner(TTT, uniform_evaluator, PUCTConfig(num_simulations=8), 2, np.random.default_rng(0),
-                       full_search_probability=0.0)
+                       settings=SelfPlaySettings(full_search_probability=0.0))
     with pytest.raises(ValueError, match="cheap_simulations"):
         SelfPlayRunner(TTT, uniform_evaluator, PUCTConfig(num_simulations=8), 2, np.random.default_rng(0),
-                       full_search_probability=0.5, cheap_simulations=9)
+                       settings=SelfPlaySettings(full_search_probability=0.5, cheap_simulations=9))
 
 
 def test_policy_weight_zero_removes_the_policy_gradient_only():
@@ -135,7 +136,7 @@ def test_policy_weight_zero_removes_the_policy_gradient_only():
 
 def test_buffer_stores_policy_weights_and_reads_old_states():
     runner = SelfPlayRunner(TTT, uniform_evaluator, PUCTConfig(num_simulations=4), 4, np.random.default_rng(3),
-                            full_search_probability=0.5, cheap_simulations=2)
+                            settings=SelfPlaySettings(full_search_probability=0.5, cheap_simulations=2))
     records, _ = runner.play_moves(20)
     buffer = ReplayBuffer(1000, TTT, seed=0)
     for record in records:
@@ -169,7 +170,7 @@ def test_gumbel_self_play_targets_cover_every_legal_move_and_play_the_winner():
 def test_solver_self_play_takes_the_proven_win():
     """P1 from the start of each game: the solver's counts keep only the winning move 2."""
     runner = SelfPlayRunner(TTT, observation_hash_evaluator, PUCTConfig(num_simulations=32, solver=True), 3,
-                            np.random.default_rng(0), temperature_plies=9)
+                            np.random.default_rng(0), settings=SelfPlaySettings(temperature_plies=9))
     runner.states = np.repeat(board(P1), 3, axis=0)
     runner._start_ply[:] = TTT.ply(runner.states)
     records, _ = runner.play_moves(1)
@@ -226,10 +227,11 @@ def test_cache_answers_repeats_exactly_and_clears():
 
 def test_worker_clears_its_cache_when_the_weights_change():
     network = NetworkConfig(kind="mlp", mlp_hidden=(8,), value_hidden=4).to_dict()
-    worker = SelfPlayWorker(
-        "tictactoe", network, PUCTConfig(num_simulations=4), num_games=2, moves_per_call=2, temperature=1.0,
-        temperature_plies=2, seed=0, incarnation=1, device="cpu", eval_cache_size=256,
+    settings = WorkerSettings(
+        num_games=2, moves_per_call=2, device="cpu", eval_cache_size=256,
+        play=SelfPlaySettings(temperature=1.0, temperature_plies=2),
     )
+    worker = SelfPlayWorker("tictactoe", network, PUCTConfig(num_simulations=4), settings, seed=0, incarnation=1)
     weights = {k: v.numpy() for k, v in worker.evaluator.model.state_dict().items()}
     _, stats = worker.play(1, weights)
     assert stats.eval_cache_lookups > 0
@@ -251,10 +253,11 @@ def test_worker_clears_its_cache_when_the_weights_change():
 
 def test_onnx_inference_follows_the_weights_and_matches_torch():
     network = NetworkConfig(kind="resnet", num_blocks=1, channels=8, value_hidden=8).to_dict()
-    worker = SelfPlayWorker(
-        "connect4", network, PUCTConfig(num_simulations=4), num_games=2, moves_per_call=2, temperature=1.0,
-        temperature_plies=2, seed=0, incarnation=1, device="cpu", inference="onnx",
+    settings = WorkerSettings(
+        num_games=2, moves_per_call=2, device="cpu", inference="onnx",
+        play=SelfPlaySettings(temperature=1.0, temperature_plies=2),
     )
+    worker = SelfPlayWorker("connect4", network, PUCTConfig(num_simulations=4), settings, seed=0, incarnation=1)
     rng = np.random.default_rng(0)
     states = C4.initial_states(16)
     for _ in range(5):
@@ -270,8 +273,25 @@ def test_onnx_inference_follows_the_weights_and_matches_torch():
     np.testing.assert_allclose(onnx_priors, torch_priors, atol=1e-5)
     np.testing.assert_allclose(onnx_values, torch_values, atol=1e-5)
     assert np.all(onnx_priors[~legal] == 0.0)
-    with pytest.raises(ValueError, match="inference"):
-        SelfPlayWorker("connect4", network, PUCTConfig(num_simulations=4), 2, 2, 1.0, 2, 0, 1, inference="tensorrt")
+    with pytest.raises(ValueError, match=r"expected inference in \['torch', 'onnx'\], got 'tensorrt'"):
+        WorkerSettings(num_games=2, moves_per_call=2, inference="tensorrt")
+
+
+def test_worker_settings_are_one_checked_object():
+    with pytest.raises(ValueError, match="expected moves_per_call >= 1, got 0"):
+        WorkerSettings(num_games=2, moves_per_call=0)
+    with pytest.raises(ValueError, match="play: expected a selfplay.runner.SelfPlaySettings, got dict"):
+        WorkerSettings(num_games=2, moves_per_call=1, play={"temperature": 1.0})
+    network = NetworkConfig(kind="mlp", mlp_hidden=(8,), value_hidden=4)
+    with pytest.raises(ValueError, match="settings: expected a selfplay.worker.WorkerSettings, got dict"):
+        SelfPlayWorker("tictactoe", network, PUCTConfig(num_simulations=4), {"num_games": 2}, seed=0, incarnation=1)
+    with pytest.raises(ValueError, match="settings: expected a selfplay.runner.SelfPlaySettings, got dict"):
+        SelfPlayRunner(TTT, uniform_evaluator, PUCTConfig(num_simulations=4), 2, np.random.default_rng(0), {"temperature": 1.0})
+    settings = WorkerSettings(num_games=3, moves_per_call=2, device="cpu", play=SelfPlaySettings(temperature_plies=0))
+    worker = SelfPlayWorker("tictactoe", network, PUCTConfig(num_simulations=4), settings, seed=0, incarnation=2)
+    assert worker.runner.num_games == 3 and worker.moves_per_call == 2
+    assert worker.runner.settings is settings.play
+    assert worker.runner.game_ids.tolist() == [2 * GAME_ID_BLOCK + index for index in range(3)]
 
 
 # --------------------------------------------------------------------------- configuration

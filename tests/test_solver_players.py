@@ -17,7 +17,8 @@ from test_mcts_solver import losing_cell_prior
 from arena.network_match import search_moves
 from arena.network_players import MCTSPlayer
 from arena.specs import build_player, parse_spec
-from mcts import PUCTConfig, run_puct
+from mcts import PUCTConfig
+from mcts.search import run_puct
 
 
 def test_four_simulations_visit_the_losing_cell_most():

@@ -7,7 +7,7 @@ import numpy as np
 
 import games
 from mcts import PUCTConfig, argmax_random_ties, select_actions, uniform_evaluator
-from selfplay.runner import SelfPlayRunner
+from selfplay.runner import SelfPlayRunner, SelfPlaySettings
 
 
 def test_greedy_ties_go_to_the_lowest_index_unless_asked_to_break_them():
@@ -27,7 +27,7 @@ def test_selfplay_breaks_ties_of_a_uniform_network_with_its_generator():
     game = games.make("tictactoe")
     config = PUCTConfig(num_simulations=9, dirichlet_epsilon=0.0)
     runner = SelfPlayRunner(game, uniform_evaluator, config, num_games=32, rng=np.random.default_rng(0),
-                            temperature_plies=0)
+                            settings=SelfPlaySettings(temperature_plies=0))
     runner.play_moves(1)
     first_moves = runner._actions[:, 0]
     assert runner.game.ply(runner.states).tolist() == [1] * 32
@@ -41,7 +41,7 @@ def test_selfplay_with_subtree_reuse_starts_each_search_from_the_played_child():
     game = games.make("tictactoe")
     config = PUCTConfig(num_simulations=32)
     runner = SelfPlayRunner(game, uniform_evaluator, config, num_games=4, rng=np.random.default_rng(0),
-                            reuse_tree=True)
+                            settings=SelfPlaySettings(reuse_tree=True))
     runner.play_moves(1)
     rows = np.arange(4)
     played = runner._actions[:, 0]

@@ -7,15 +7,9 @@ import pytest
 from helpers_games import CycleGame, double_move_game
 from helpers_positions import P1, P2, P3, P5, TICTACTOE, board
 
-from mcts import (
-    PUCTConfig,
-    random_rollout_evaluator,
-    random_rollouts,
-    run_puct,
-    run_uct,
-    select_actions,
-    uct_search,
-)
+from mcts import PUCTConfig, UCTConfig, random_rollout_evaluator, random_rollouts, run_search, select_actions
+from mcts.search import run_puct
+from mcts.uct import run_uct
 
 
 def test_random_rollouts_exact_where_the_result_is_forced():
@@ -56,15 +50,15 @@ def test_rollout_validation():
         random_rollout_evaluator(TICTACTOE, rng, num_rollouts=0)
 
 
-def test_uct_search_wins_and_blocks():
+def test_uct_of_one_root_wins_and_blocks():
     rng = np.random.default_rng(2)
-    action, counts = uct_search(TICTACTOE, board(P1)[0], 1000, rng)
-    assert action == 2
-    assert counts.sum() == 1000
-    assert counts.dtype == np.int32
-    action, counts = uct_search(TICTACTOE, board(P2)[0], 1000, rng)
-    assert action == 2
-    assert counts[2] == counts.max()
+    output = run_search(TICTACTOE, board(P1), None, UCTConfig(num_simulations=1000), rng)
+    assert output.actions.tolist() == [2]
+    assert output.visit_counts.sum() == 1000
+    assert output.visit_counts.dtype == np.int32
+    output = run_search(TICTACTOE, board(P2), None, UCTConfig(num_simulations=1000), rng)
+    assert output.actions.tolist() == [2]
+    assert output.visit_counts[0, 2] == output.visit_counts.max()
 
 
 def test_uct_plays_the_most_visited_child_and_tries_every_move_first():
@@ -89,10 +83,8 @@ def test_uct_validation():
         run_uct(TICTACTOE, board(P1), 0, rng)
     with pytest.raises(ValueError, match="c finite"):
         run_uct(TICTACTOE, board(P1), 10, rng, c=-1.0)
-    with pytest.raises(ValueError, match="one state"):
-        uct_search(TICTACTOE, board(P1, P2), 10, rng)
-    with pytest.raises(ValueError, match="terminal"):
-        uct_search(TICTACTOE, board(P3)[0], 10, rng)
+    with pytest.raises(ValueError, match=r"root states must not be terminal; rows \[0\] are"):
+        run_search(TICTACTOE, board(P3), None, UCTConfig(num_simulations=10), rng)
 
 
 def play_uct_against_random(num_games_per_colour: int, num_simulations: int, seed: int) -> np.ndarray:

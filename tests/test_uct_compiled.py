@@ -9,7 +9,9 @@ from helpers_positions import P1, P2, P5, TICTACTOE
 
 import games
 from games.tictactoe import TicTacToe
-from mcts import run_uct, uct_search
+from mcts import UCTConfig, run_search
+from mcts.tree import ROOT_INDEX
+from mcts.uct import run_uct
 from mcts.uct_compiled import compiled_uct_search
 
 CONNECT4 = games.make("connect4")
@@ -22,7 +24,7 @@ def row(drawing: str) -> np.ndarray:
 
 def test_compiled_uct_takes_the_win_with_an_exact_q_value():
     rng = np.random.default_rng(0)
-    action, counts, q_values, _ = compiled_uct_search(TICTACTOE, row(P1), 300, rng, 1.4)
+    action, counts, q_values, _, _ = compiled_uct_search(TICTACTOE, row(P1), 300, rng, 1.4)
     assert action == 2
     assert counts.sum() == 300
     # the child after 2 is finished, X won: its exact value is backed up every time
@@ -33,16 +35,16 @@ def test_compiled_uct_takes_the_win_with_an_exact_q_value():
 
 def test_compiled_uct_blocks_and_tries_every_move_first():
     rng = np.random.default_rng(1)
-    _, counts, _, _ = compiled_uct_search(TICTACTOE, TICTACTOE.initial_states(1)[0], 9, rng, 1.4)
+    _, counts, _, _, _ = compiled_uct_search(TICTACTOE, TICTACTOE.initial_states(1)[0], 9, rng, 1.4)
     assert counts.tolist() == [1] * 9
-    action, counts, _, _ = compiled_uct_search(TICTACTOE, row(P2), 2000, rng, 1.4)
+    action, counts, _, _, _ = compiled_uct_search(TICTACTOE, row(P2), 2000, rng, 1.4)
     assert action == 2
     assert counts[2] == counts.max()
 
 
 def test_compiled_uct_only_move_draws_exactly():
     rng = np.random.default_rng(2)
-    action, counts, q_values, root_value = compiled_uct_search(TICTACTOE, row(P5), 50, rng, 1.4)
+    action, counts, q_values, root_value, _ = compiled_uct_search(TICTACTOE, row(P5), 50, rng, 1.4)
     assert action == 8
     assert counts.tolist() == [0] * 8 + [50]
     assert q_values[8] == 0.0
@@ -64,19 +66,39 @@ def test_compiled_and_batched_uct_agree_on_the_root_values():
     # simulations agrees within sampling error (random playouts: about 0.3 for X)
     rng = np.random.default_rng(3)
     state = TICTACTOE.initial_states(1)
-    _, counts, _, root_value = compiled_uct_search(TICTACTOE, state[0], 4000, rng, 1.4)
+    _, counts, _, root_value, _ = compiled_uct_search(TICTACTOE, state[0], 4000, rng, 1.4)
     batched = run_uct(TICTACTOE, state, 4000, rng, 1.4)
     assert abs(root_value - float(batched.root_values[0])) < 0.1
     assert int(np.argmax(counts)) in (0, 2, 4, 6, 8)  # centre or a corner, as with the batched UCT
     assert int(np.argmax(batched.visit_counts[0])) in (0, 2, 4, 6, 8)
 
 
-def test_uct_search_uses_the_batched_search_for_a_game_without_compiled_rules():
+def test_run_search_of_one_root_is_the_compiled_search_as_one_output():
+    state = TICTACTOE.initial_states(1)
+    action, counts, q_values, root_value, playouts = compiled_uct_search(TICTACTOE, state[0], 200, np.random.default_rng(5), 1.4)
+    output = run_search(TICTACTOE, state, None, UCTConfig(num_simulations=200), np.random.default_rng(5))
+    np.testing.assert_array_equal(output.visit_counts[0], counts)
+    np.testing.assert_array_equal(output.q_values[0], q_values.astype(np.float32))
+    assert output.actions.tolist() == [action]
+    assert output.root_values.tolist() == [np.float32(root_value)]
+    # the tree holds the root and its nine children, with the search's visits and Q values
+    assert output.tree.num_nodes.tolist() == [10]
+    np.testing.assert_array_equal(output.tree.children_visits(ROOT_INDEX)[0], counts)
+    np.testing.assert_allclose(output.tree.q_values(ROOT_INDEX)[0], q_values, rtol=1e-6)
+    assert output.num_evaluations.tolist() == [playouts]
+    assert int(output.num_evaluations[0] + output.num_terminal_leaves[0]) == 201  # the root's playout and 200 simulations
+    np.testing.assert_allclose(output.policy_targets[0], counts / 200)
+
+
+def test_run_search_uses_the_batched_search_for_a_game_without_compiled_rules():
     cycle = CycleGame(move_cap=50, num_actions=2)
     assert cycle.compiled_rules() is None
-    action, counts = uct_search(cycle, cycle.initial_states(1)[0], 20, np.random.default_rng(0))
-    assert counts.sum() == 20
-    assert action in (0, 1)
+    output = run_search(cycle, cycle.initial_states(1), None, UCTConfig(num_simulations=20), np.random.default_rng(0))
+    np.testing.assert_array_equal(
+        output.visit_counts, run_uct(cycle, cycle.initial_states(1), 20, np.random.default_rng(0)).visit_counts
+    )
+    assert output.visit_counts.sum() == 20
+    assert output.actions[0] in (0, 1)
     with pytest.raises(ValueError, match="no compiled rules"):
         compiled_uct_search(cycle, cycle.initial_states(1)[0], 20, np.random.default_rng(0), 1.4)
 
@@ -87,4 +109,4 @@ def test_a_playout_longer_than_the_game_is_refused():
 
     game = ShortTicTacToe()
     with pytest.raises(ValueError, match="longer than max_game_length=3"):
-        uct_search(game, game.initial_states(1)[0], 10, np.random.default_rng(0))
+        run_search(game, game.initial_states(1), None, UCTConfig(num_simulations=10), np.random.default_rng(0))

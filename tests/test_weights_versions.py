@@ -17,7 +17,7 @@ from selfplay.buffer_file import read_buffer_file, write_buffer_file
 from selfplay.buffer_service import ReplayBufferService
 from selfplay.records import UNKNOWN_VERSION
 from selfplay.replay_buffer import ReplayBuffer
-from selfplay.runner import SelfPlayRunner
+from selfplay.runner import SelfPlayRunner, SelfPlaySettings
 
 TICTACTOE = games.make("tictactoe")
 
@@ -31,7 +31,7 @@ def game(game_id: int, version: int | None, plies: int = 5):
 
 def test_each_position_records_the_weights_version_that_searched_it():
     runner = SelfPlayRunner(
-        TICTACTOE, uniform_evaluator, PUCTConfig(num_simulations=4), 1, np.random.default_rng(0), temperature_plies=9
+        TICTACTOE, uniform_evaluator, PUCTConfig(num_simulations=4), 1, np.random.default_rng(0), settings=SelfPlaySettings(temperature_plies=9)
     )
     runner.model_version = 300
     finished, _ = runner.play_moves(2)  # plies 0 and 1 with version 300

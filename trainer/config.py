@@ -12,7 +12,7 @@ object's dataclass: ``mcts`` is built from the registered searches' settings cla
 ``networks.config.NetworkConfig``, the learner's keys of ``trainer`` from
 ``trainer.learner.LearnerConfig``. The YAML files of ``configs/`` choose the values a run uses
 (``configs/mcts/default.yaml``: 64 simulations, where the library default is AlphaZero's 800).
-:func:`network_config`, :func:`selfplay_search`, :func:`arena_search` and
+:func:`network_config`, :func:`selfplay_search`, :func:`arena_search`, :func:`worker_settings` and
 :func:`learner_config` are the one place where those frozen objects are built from a run's config;
 the objects, not dicts, go to the actors.
 """
@@ -34,6 +34,8 @@ from arena.promotion import GATE_RULES, GateConfig
 from arena.rating import DEFAULT_POOL, RatingPool
 from arena.sprt import SPRTConfig
 from networks.config import INFERENCE_RUNTIMES, NetworkConfig
+from selfplay.runner import SelfPlaySettings
+from selfplay.worker import WorkerSettings
 from trainer.learner_config import LEARNER_DEFAULTS, LR_SCHEDULES, OPTIMIZERS, LearnerConfig
 
 _NETWORK = NetworkConfig()
@@ -435,6 +437,34 @@ def arena_gate(config: TrainSchema) -> GateConfig:
         max_games=int(ar.sprt_max_games), pairs_per_look=int(ar.sprt_pairs_per_look),
     )
     return GateConfig(rule=ar.gate, num_games=int(ar.num_games), threshold=float(ar.threshold), sprt=sprt)
+
+
+def worker_settings(config: TrainSchema) -> WorkerSettings:
+    """A self-play worker's settings (frozen) from ``config.selfplay``; the ``mcts`` section's
+    search is passed beside them (``selfplay_search``).
+
+    Raises:
+        ValueError: as ``selfplay.worker.WorkerSettings`` and ``selfplay.runner.SelfPlaySettings``.
+    """
+    sp = config.selfplay
+    play = SelfPlaySettings(
+        temperature=sp.temperature,
+        temperature_plies=sp.temperature_plies,
+        random_opening_plies=sp.random_opening_plies,
+        full_search_probability=sp.full_search_probability,
+        cheap_simulations=sp.cheap_simulations,
+        value_target=sp.value_target,
+        reuse_tree=sp.reuse_tree,
+    )
+    return WorkerSettings(
+        num_games=sp.games_per_actor,
+        moves_per_call=sp.moves_per_call,
+        device=sp.device,
+        torch_threads=sp.torch_threads,
+        eval_cache_size=sp.eval_cache_size,
+        inference=sp.inference,
+        play=play,
+    )
 
 
 def learner_config(config: TrainSchema) -> LearnerConfig:

@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import asdict
 
 import numpy as np
 import torch
@@ -126,83 +125,50 @@ def learning_rate_at(
     return float(lr)
 
 
-_DEFAULTS = LEARNER_DEFAULTS
-
-
 class Learner:
     """Owns the model's training: optimiser, learning-rate schedule, counters, non-finite guard.
 
     Args:
         model: a policy/value network (``forward(obs [B, C, H, W]) -> (logits [B, A], value [B])``,
-            e.g. from :func:`networks.build_network`); moved to ``device``.
-        optimizer: ``"sgd"`` (momentum, Nesterov off) or ``"adamw"``.
-        learning_rate: base learning rate ``lr0``, > 0.
-        momentum: SGD momentum in [0, 1) (ignored by AdamW).
-        weight_decay: >= 0; see the module docstring for what it means per optimiser.
-        lr_schedule: ``"constant"``, ``"cosine"`` or ``"step"``.
-        lr_schedule_samples: ``S`` in samples: the cosine decay length or the step interval.
-        lr_warmup_samples: linear warm-up length in samples (0 = none).
-        lr_min_ratio: cosine floor as a fraction of ``lr0``, in [0, 1].
-        lr_step_gamma: step-schedule factor, in (0, 1].
-        grad_clip: maximum global gradient L2 norm, > 0, or ``None`` for no clipping.
-        value_weight: weight of the value MSE in the loss (1 in the paper).
-        device: ``"auto"`` (CUDA when present), ``"cpu"``, ``"cuda"`` or a ``torch.device``.
-        max_consecutive_skips: raise after this many non-finite batches in a row, >= 1.
-        bf16_autocast: ``None`` = on exactly when the device is CUDA; False turns it off. True on
-            CPU is rejected (bf16 autocast is for the GPU only).
+            e.g. from :func:`networks.build_network`); moved to ``config.device``.
+        config: the frozen ``trainer.learner_config.LearnerConfig`` (``trainer.config.learner_config``
+            builds it from a run's config; its fields are documented there).
 
     Raises:
-        ValueError: for a parameter out of range (expected vs actual).
+        ValueError: for a ``config`` that is not a ``LearnerConfig``, or a field out of range
+            (expected vs actual).
     """
 
-    def __init__(
-        self,
-        model: torch.nn.Module,
-        *,
-        optimizer: str = _DEFAULTS.optimizer,
-        learning_rate: float = _DEFAULTS.learning_rate,
-        momentum: float = _DEFAULTS.momentum,
-        weight_decay: float = _DEFAULTS.weight_decay,
-        lr_schedule: str = _DEFAULTS.lr_schedule,
-        lr_schedule_samples: int | None = _DEFAULTS.lr_schedule_samples,
-        lr_warmup_samples: int = _DEFAULTS.lr_warmup_samples,
-        lr_min_ratio: float = _DEFAULTS.lr_min_ratio,
-        lr_step_gamma: float = _DEFAULTS.lr_step_gamma,
-        lr_decay_fraction: float = _DEFAULTS.lr_decay_fraction,
-        grad_clip: float | None = _DEFAULTS.grad_clip,
-        value_weight: float = _DEFAULTS.value_weight,
-        device: str | torch.device | None = _DEFAULTS.device,
-        max_consecutive_skips: int = _DEFAULTS.max_consecutive_skips,
-        bf16_autocast: bool | None = _DEFAULTS.bf16_autocast,
-    ) -> None:
+    def __init__(self, model: torch.nn.Module, config: LearnerConfig = LEARNER_DEFAULTS) -> None:
+        if not isinstance(config, LearnerConfig):
+            raise ValueError(f"config: expected a trainer.learner.LearnerConfig, got {type(config).__name__}")
         if not isinstance(model, torch.nn.Module):
             raise ValueError(f"model: expected a torch.nn.Module, got {type(model).__name__}")
-        if optimizer not in OPTIMIZERS:
-            raise ValueError(f"optimizer: expected one of {list(OPTIMIZERS)}, got {optimizer!r}")
+        if config.optimizer not in OPTIMIZERS:
+            raise ValueError(f"optimizer: expected one of {list(OPTIMIZERS)}, got {config.optimizer!r}")
         self.hyperparameters = {
-            "optimizer": optimizer,
-            "learning_rate": _check_number("learning_rate", learning_rate, 0.0, inclusive=False),
-            "momentum": _check_number("momentum", momentum, 0.0, maximum=0.999999),
-            "weight_decay": _check_number("weight_decay", weight_decay, 0.0),
-            "lr_schedule": lr_schedule,
-            "lr_schedule_samples": None if lr_schedule_samples is None else int(lr_schedule_samples),
-            "lr_warmup_samples": int(_check_number("lr_warmup_samples", lr_warmup_samples, 0.0)),
-            "lr_min_ratio": _check_number("lr_min_ratio", lr_min_ratio, 0.0, maximum=1.0),
-            "lr_step_gamma": _check_number("lr_step_gamma", lr_step_gamma, 0.0, inclusive=False, maximum=1.0),
+            "optimizer": config.optimizer,
+            "learning_rate": _check_number("learning_rate", config.learning_rate, 0.0, inclusive=False),
+            "momentum": _check_number("momentum", config.momentum, 0.0, maximum=0.999999),
+            "weight_decay": _check_number("weight_decay", config.weight_decay, 0.0),
+            "lr_schedule": config.lr_schedule,
+            "lr_schedule_samples": None if config.lr_schedule_samples is None else int(config.lr_schedule_samples),
+            "lr_warmup_samples": int(_check_number("lr_warmup_samples", config.lr_warmup_samples, 0.0)),
+            "lr_min_ratio": _check_number("lr_min_ratio", config.lr_min_ratio, 0.0, maximum=1.0),
+            "lr_step_gamma": _check_number("lr_step_gamma", config.lr_step_gamma, 0.0, inclusive=False, maximum=1.0),
             "lr_decay_fraction": _check_number(
-                "lr_decay_fraction", lr_decay_fraction, 0.0, inclusive=False, maximum=1.0
+                "lr_decay_fraction", config.lr_decay_fraction, 0.0, inclusive=False, maximum=1.0
             ),
             "grad_clip": None
-            if grad_clip is None
-            else _check_number("grad_clip", grad_clip, 0.0, inclusive=False),
-            "value_weight": _check_number("value_weight", value_weight, 0.0),
-            "max_consecutive_skips": int(_check_number("max_consecutive_skips", max_consecutive_skips, 1.0)),
+            if config.grad_clip is None
+            else _check_number("grad_clip", config.grad_clip, 0.0, inclusive=False),
+            "value_weight": _check_number("value_weight", config.value_weight, 0.0),
+            "max_consecutive_skips": int(_check_number("max_consecutive_skips", config.max_consecutive_skips, 1.0)),
         }
         # validates the schedule name and its length once, up front
         learning_rate_at(0, **self._schedule_arguments())
-        self.device = resolve_device(device)
-        if bf16_autocast is None:
-            bf16_autocast = self.device.type == "cuda"
+        self.device = resolve_device(config.device)
+        bf16_autocast = self.device.type == "cuda" if config.bf16_autocast is None else config.bf16_autocast
         if bf16_autocast and self.device.type != "cuda":
             raise ValueError(f"bf16_autocast: only supported on CUDA, but the device is {self.device}")
         self.bf16_autocast = bool(bf16_autocast)
@@ -211,7 +177,7 @@ class Learner:
         if not parameters:
             raise ValueError("model: has no trainable parameters")
         hp = self.hyperparameters
-        if optimizer == "sgd":
+        if config.optimizer == "sgd":
             self.optimizer: torch.optim.Optimizer = torch.optim.SGD(
                 parameters, lr=hp["learning_rate"], momentum=hp["momentum"], weight_decay=hp["weight_decay"]
             )
@@ -224,17 +190,6 @@ class Learner:
         self._budget_progress = 0.0
         self.num_skipped = 0
         self.consecutive_skips = 0
-
-    @classmethod
-    def from_config(cls, model: torch.nn.Module, config: LearnerConfig) -> Learner:
-        """A learner for ``model`` with the settings of ``config``.
-
-        Raises:
-            ValueError: as the constructor.
-        """
-        if not isinstance(config, LearnerConfig):
-            raise ValueError(f"config: expected a trainer.learner.LearnerConfig, got {type(config).__name__}")
-        return cls(model, **asdict(config))
 
     # ------------------------------------------------------------------ schedule
     def _schedule_arguments(self) -> dict:

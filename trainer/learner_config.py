@@ -13,8 +13,25 @@ class LearnerConfig:
     """The learner's settings, one set of defaults (``trainer.config.TrainerSchema`` takes its
     defaults from here, and ``trainer.config.learner_config`` builds one from a run's config).
 
-    Attributes: the keyword arguments of ``trainer.learner.Learner`` of the same names (see
-    ``trainer/learner.py`` for the schedules' formulas).
+    Attributes (the formulas of the schedules and of weight decay are in ``trainer/learner.py``):
+        optimizer: ``"sgd"`` (momentum, Nesterov off) or ``"adamw"``.
+        learning_rate: base learning rate ``lr0``, > 0.
+        momentum: SGD momentum in [0, 1) (ignored by AdamW).
+        weight_decay: >= 0; what it means per optimiser is in ``trainer/learner.py``.
+        lr_schedule: ``"constant"``, ``"cosine"``, ``"step"`` or ``"wsd"``.
+        lr_schedule_samples: ``S`` in samples: the cosine decay length or the step interval.
+        lr_warmup_samples: linear warm-up length in samples (0 = none).
+        lr_min_ratio: cosine floor as a fraction of ``lr0``, in [0, 1].
+        lr_step_gamma: step-schedule factor, in (0, 1].
+        lr_decay_fraction: the last fraction of the budget over which ``"wsd"`` decays, in (0, 1].
+        grad_clip: maximum global gradient L2 norm, > 0, or ``None`` for no clipping.
+        value_weight: weight of the value MSE in the loss (1 in the paper).
+        device: ``"auto"`` (CUDA when present), ``"cpu"`` or ``"cuda"`` (``networks.evaluator.resolve_device``).
+        max_consecutive_skips: raise after this many non-finite batches in a row, >= 1.
+        bf16_autocast: ``None`` = on exactly when the device is CUDA; False turns it off. True on
+            CPU is rejected (bf16 autocast is for the GPU only).
+
+    Ranges are checked by ``trainer.learner.Learner`` (``ValueError``, expected vs actual).
     """
 
     optimizer: str = "adamw"

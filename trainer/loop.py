@@ -48,6 +48,7 @@ from trainer.config import (
     selfplay_search,
     to_dict,
     validate,
+    worker_settings,
 )
 from trainer.counters import RunCounters
 from trainer.faults import FaultPlan
@@ -86,7 +87,7 @@ class RunSummary:
 
 def make_learner(config: TrainSchema, model):
     """The ``trainer.learner.Learner`` that ``config.trainer`` describes, for ``model``."""
-    return Learner.from_config(model, learner_config(config))
+    return Learner(model, learner_config(config))
 
 
 class TrainingRun:
@@ -106,6 +107,7 @@ class TrainingRun:
         # the frozen settings of the library objects, built once (trainer/config.py)
         self.network_config = network_config(config)
         self.selfplay_search = selfplay_search(config)
+        self.worker_settings = worker_settings(config)
         self.arena_search = arena_search(config)
         self.gate_config = arena_gate(config)
         self.config_dict = to_dict(config)
@@ -156,26 +158,13 @@ class TrainingRun:
         self.started_ray = start_ray(self.config.ray)
 
     def _worker_kwargs(self, incarnation: int) -> dict:
-        sp = self.config.selfplay
         return dict(
             game_name=self.game.name,
             network_config=self.network_config,
             search_config=self.selfplay_search,
-            num_games=sp.games_per_actor,
-            moves_per_call=sp.moves_per_call,
-            temperature=sp.temperature,
-            temperature_plies=sp.temperature_plies,
+            settings=self.worker_settings,
             seed=self.config.run.seed,
             incarnation=incarnation,
-            device=sp.device,
-            torch_threads=sp.torch_threads,
-            random_opening_plies=sp.random_opening_plies,
-            reuse_tree=sp.reuse_tree,
-            full_search_probability=sp.full_search_probability,
-            cheap_simulations=sp.cheap_simulations,
-            value_target=sp.value_target,
-            eval_cache_size=sp.eval_cache_size,
-            inference=sp.inference,
         )
 
     def _new_worker(self):

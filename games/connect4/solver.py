@@ -55,6 +55,7 @@ from games.connect4.solver_kernels import (
     MIN_SCORE,
     NO_OUTCOME,
     NO_SCORE,
+    SolverTables,
     _analyze,
     _move_reaches,
     _optimal_moves,
@@ -165,8 +166,8 @@ class Solver:
         """Empty the transposition table."""
         self.table[:] = 0
 
-    def _args(self):
-        return (self.table, self.book_keys, self.book_values, self.book_depth, self.use_mirror)
+    def _tables(self) -> SolverTables:
+        return SolverTables(self.table, self.book_keys, self.book_values, int(self.book_depth), bool(self.use_mirror))
 
     def solve(self, moves: str, allow_empty: bool = False) -> int:
         """Exact score of ``moves`` for the side to move (positive: it wins; see module doc).
@@ -193,7 +194,7 @@ class Solver:
         num = np.array([p.num_moves for p in positions], dtype=np.int64).reshape(n)
         scores = np.zeros(n, dtype=np.int64)
         nodes = np.zeros(n, dtype=np.int64)
-        _solve_many(pos, msk, num, *self._args(), scores, nodes)
+        _solve_many(pos, msk, num, self._tables(), scores, nodes)
         self.node_count = int(nodes[-1]) if n else 0
         return scores, nodes
 
@@ -226,7 +227,7 @@ class Solver:
         p = parse_moves(moves, allow_empty)
         scores = np.zeros(WIDTH, dtype=np.int64)
         nodes = np.zeros(1, dtype=np.int64)
-        _analyze(p.position, p.mask, p.num_moves, *self._args(), scores, nodes)
+        _analyze(p.position, p.mask, p.num_moves, self._tables(), scores, nodes)
         self.node_count = int(nodes[0])
         return [None if s == NO_SCORE else int(s) for s in scores]
 
@@ -243,7 +244,7 @@ class Solver:
         """
         outcomes = np.zeros(WIDTH, dtype=np.int64)
         nodes = np.zeros(1, dtype=np.int64)
-        _outcomes(position.position, position.mask, position.num_moves, *self._args(), outcomes, nodes)
+        _outcomes(position.position, position.mask, position.num_moves, self._tables(), outcomes, nodes)
         self.node_count = int(nodes[0])
         return outcomes.astype(np.int8)
 
@@ -277,7 +278,7 @@ class Solver:
         if p.mask & top_mask(int(column)):
             raise ValueError(f"column {int(column) + 1} of {moves!r} is full")
         nodes = np.zeros(1, dtype=np.int64)
-        reached = _move_reaches(p.position, p.mask, p.num_moves, int(column), int(target), *self._args(), nodes)
+        reached = _move_reaches(p.position, p.mask, p.num_moves, int(column), int(target), self._tables(), nodes)
         self.node_count = int(nodes[0])
         return bool(reached)
 
@@ -300,7 +301,7 @@ class Solver:
             raise ValueError("the board is full: no move to choose")
         optimal = np.zeros(WIDTH, dtype=np.bool_)
         nodes = np.zeros(1, dtype=np.int64)
-        score = _optimal_moves(position.position, position.mask, position.num_moves, *self._args(), optimal, nodes)
+        score = _optimal_moves(position.position, position.mask, position.num_moves, self._tables(), optimal, nodes)
         self.node_count = int(nodes[0])
         return int(score), optimal
 

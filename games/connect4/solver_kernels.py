@@ -8,6 +8,8 @@ how to build a perfect AI" (blog.gamesolver.org, 2017), parts 3-12. Positions ar
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -47,7 +49,49 @@ _MAX_PLIES = NUM_CELLS + 1
 NO_SCORE = -128
 
 
+
+
+class SolverTables(NamedTuple):
+    """What every search of one solver shares, passed to the kernels as one record (Numba
+    compiles a NamedTuple of arrays as a plain tuple: no copy, no per-call cost).
+
+    Attributes:
+        table: `[T]` int64 transposition table (entries as described at ``DEFAULT_TT_SIZE``).
+        book_keys: `[K]` int64 sorted canonical keys of the opening book (empty without a book).
+        book_values: `[K]` int8 book values, ``score - MIN_SCORE + 1``.
+        book_depth: deepest ply (int) stored in the book, -1 without a book.
+        use_mirror: share table entries between a position and its mirror image (bool).
+    """
+
+    table: np.ndarray
+    book_keys: np.ndarray
+    book_values: np.ndarray
+    book_depth: int
+    use_mirror: bool
+
+
+class Scratch(NamedTuple):
+    """Working arrays of one search (``_new_scratch``).
+
+    Attributes:
+        stack: `[43, 8]` int64, one row per depth of the explicit negamax stack.
+        move_stack: `[43, 7]` int64, the ordered moves of each depth.
+        counters: `[1]` int64, nodes visited.
+    """
+
+    stack: np.ndarray
+    move_stack: np.ndarray
+    counters: np.ndarray
+
+
 # --------------------------------------------------------------------------- small kernels
+@njit(cache=True)
+def _new_scratch():
+    return Scratch(
+        np.zeros((_MAX_PLIES, 8), dtype=np.int64), np.zeros((_MAX_PLIES, WIDTH), dtype=np.int64), np.zeros(1, dtype=np.int64)
+    )
+
+
 @njit(cache=True, inline="always")
 def _div2(x):
     """Integer division by 2 rounding toward zero (C semantics, as in Pons' code)."""
@@ -96,28 +140,17 @@ def _book_get(book_keys, book_values, key):
 
 
 @njit(cache=True)
-def _negamax(
-    position,
-    mask,
-    num_moves,
-    alpha,
-    beta,
-    table,
-    book_keys,
-    book_values,
-    book_depth,
-    use_mirror,
-    stack,
-    move_stack,
-    counters,
-):
+def _negamax(position, mask, num_moves, alpha, beta, tables, scratch):
     """Fail-soft negamax with alpha-beta over an explicit stack (Pons parts 3-12).
 
     Precondition: ``alpha < beta`` and the side to move cannot win with its next move.
-    ``stack``: `[43, 8]` int64 scratch (one row per depth); ``move_stack``: `[43, 7]` int64 scratch.
-    ``counters[0]`` is incremented once per node visited. Returns the score, exact if it lies
-    strictly inside ``(alpha, beta)``, else a bound on the same side of the window.
+    ``tables``: the ``SolverTables``; ``scratch``: a ``Scratch`` whose ``counters[0]`` is
+    incremented once per node visited. Returns the score, exact if it lies strictly inside
+    ``(alpha, beta)``, else a bound on the same side of the window.
     """
+    table, book_keys, book_values = tables.table, tables.book_keys, tables.book_values
+    book_depth, use_mirror = tables.book_depth, tables.use_mirror
+    stack, move_stack, counters = scratch.stack, scratch.move_stack, scratch.counters
     # stack columns: 0 position, 1 mask, 2 alpha, 3 beta, 4 key, 5 number of moves, 6 next index
     depth = 0
     stack[0, 0] = position
@@ -240,19 +273,7 @@ def _negamax(
 
 
 @njit(cache=True)
-def _solve(
-    position,
-    mask,
-    num_moves,
-    table,
-    book_keys,
-    book_values,
-    book_depth,
-    use_mirror,
-    stack,
-    move_stack,
-    counters,
-):
+def _solve(position, mask, num_moves, tables, scratch):
     """Exact score of a position that is not finished (iterative null-window narrowing, Pons part 7)."""
     if _can_win_next(position, mask):
         return (NUM_CELLS + 1 - num_moves) // 2
@@ -264,21 +285,7 @@ def _solve(
             med = _div2(lo)
         elif med >= 0 and _div2(hi) > med:
             med = _div2(hi)
-        r = _negamax(
-            position,
-            mask,
-            num_moves,
-            med,
-            med + 1,
-            table,
-            book_keys,
-            book_values,
-            book_depth,
-            use_mirror,
-            stack,
-            move_stack,
-            counters,
-        )
+        r = _negamax(position, mask, num_moves, med, med + 1, tables, scratch)
         if r <= med:
             hi = r
         else:
@@ -287,37 +294,21 @@ def _solve(
 
 
 @njit(cache=True)
-def _solve_many(
-    positions, masks, num_moves, table, book_keys, book_values, book_depth, use_mirror, scores, nodes
-):
+def _solve_many(positions, masks, num_moves, tables, scores, nodes):
     """Solve ``positions[i], masks[i], num_moves[i]`` into ``scores[i]`` and ``nodes[i]`` (all `[N]` int64)."""
-    stack = np.zeros((_MAX_PLIES, 8), dtype=np.int64)
-    move_stack = np.zeros((_MAX_PLIES, WIDTH), dtype=np.int64)
-    counters = np.zeros(1, dtype=np.int64)
+    scratch = _new_scratch()
+    counters = scratch.counters
     for i in range(positions.shape[0]):
         counters[0] = 0
-        scores[i] = _solve(
-            positions[i],
-            masks[i],
-            num_moves[i],
-            table,
-            book_keys,
-            book_values,
-            book_depth,
-            use_mirror,
-            stack,
-            move_stack,
-            counters,
-        )
+        scores[i] = _solve(positions[i], masks[i], num_moves[i], tables, scratch)
         nodes[i] = counters[0]
 
 
 @njit(cache=True)
-def _analyze(position, mask, num_moves, table, book_keys, book_values, book_depth, use_mirror, scores, nodes):
+def _analyze(position, mask, num_moves, tables, scores, nodes):
     """Score of every column into ``scores`` (`[7]` int64; ``NO_SCORE`` for a full column)."""
-    stack = np.zeros((_MAX_PLIES, 8), dtype=np.int64)
-    move_stack = np.zeros((_MAX_PLIES, WIDTH), dtype=np.int64)
-    counters = np.zeros(1, dtype=np.int64)
+    scratch = _new_scratch()
+    counters = scratch.counters
     wins = winning_cells(position, mask)
     for col in range(WIDTH):
         if mask & TOP_MASKS[col]:
@@ -327,26 +318,12 @@ def _analyze(position, mask, num_moves, table, book_keys, book_values, book_dept
         if move & wins:
             scores[col] = (NUM_CELLS + 1 - num_moves) // 2
             continue
-        scores[col] = -_solve(
-            position ^ mask,
-            mask | move,
-            num_moves + 1,
-            table,
-            book_keys,
-            book_values,
-            book_depth,
-            use_mirror,
-            stack,
-            move_stack,
-            counters,
-        )
+        scores[col] = -_solve(position ^ mask, mask | move, num_moves + 1, tables, scratch)
     nodes[0] = counters[0]
 
 
 @njit(cache=True)
-def _optimal_moves(
-    position, mask, num_moves, table, book_keys, book_values, book_depth, use_mirror, optimal, nodes
-):
+def _optimal_moves(position, mask, num_moves, tables, optimal, nodes):
     """Exact score of an unfinished position and which columns keep it (``optimal``: `[7]` bool).
 
     Cheaper than scoring every column (:func:`_analyze`): the position is solved once, then each
@@ -354,9 +331,8 @@ def _optimal_moves(
     which holds exactly for the moves that keep the score (every child scores at least ``-score``).
     The tests reuse the transposition table the root search filled.
     """
-    stack = np.zeros((_MAX_PLIES, 8), dtype=np.int64)
-    move_stack = np.zeros((_MAX_PLIES, WIDTH), dtype=np.int64)
-    counters = np.zeros(1, dtype=np.int64)
+    scratch = _new_scratch()
+    counters = scratch.counters
     wins = winning_cells(position, mask)
     can_win = False
     for col in range(WIDTH):
@@ -367,9 +343,7 @@ def _optimal_moves(
     if can_win:
         nodes[0] = 0
         return (NUM_CELLS + 1 - num_moves) // 2
-    score = _solve(
-        position, mask, num_moves, table, book_keys, book_values, book_depth, use_mirror, stack, move_stack, counters
-    )
+    score = _solve(position, mask, num_moves, tables, scratch)
     for col in range(WIDTH):
         if mask & TOP_MASKS[col]:
             continue
@@ -381,21 +355,7 @@ def _optimal_moves(
         elif _can_win_next(child_position, child_mask):
             child_score = (NUM_CELLS + 1 - child_moves) // 2
         else:
-            r = _negamax(
-                child_position,
-                child_mask,
-                child_moves,
-                -score,
-                -score + 1,
-                table,
-                book_keys,
-                book_values,
-                book_depth,
-                use_mirror,
-                stack,
-                move_stack,
-                counters,
-            )
+            r = _negamax(child_position, child_mask, child_moves, -score, -score + 1, tables, scratch)
             child_score = -score if r <= -score else -score + 1
         optimal[col] = child_score == -score
     nodes[0] = counters[0]
@@ -407,7 +367,7 @@ NO_OUTCOME = -2
 
 
 @njit(cache=True)
-def _outcomes(position, mask, num_moves, table, book_keys, book_values, book_depth, use_mirror, outcomes, nodes):
+def _outcomes(position, mask, num_moves, tables, outcomes, nodes):
     """Win/draw/loss of every column for the side to move into ``outcomes`` (`[7]` int64: +1 win,
     0 draw, -1 loss, ``NO_OUTCOME`` for a full column).
 
@@ -416,9 +376,8 @@ def _outcomes(position, mask, num_moves, table, book_keys, book_values, book_dep
     the exact score :func:`_analyze` narrows to. The transposition table holds bounds on exact
     scores, so it is shared with exact solves.
     """
-    stack = np.zeros((_MAX_PLIES, 8), dtype=np.int64)
-    move_stack = np.zeros((_MAX_PLIES, WIDTH), dtype=np.int64)
-    counters = np.zeros(1, dtype=np.int64)
+    scratch = _new_scratch()
+    counters = scratch.counters
     wins = winning_cells(position, mask)
     for col in range(WIDTH):
         if mask & TOP_MASKS[col]:
@@ -436,29 +395,13 @@ def _outcomes(position, mask, num_moves, table, book_keys, book_values, book_dep
         elif _can_win_next(child_position, child_mask):
             outcomes[col] = -1
         else:
-            r = _negamax(
-                child_position,
-                child_mask,
-                child_moves,
-                -1,
-                1,
-                table,
-                book_keys,
-                book_values,
-                book_depth,
-                use_mirror,
-                stack,
-                move_stack,
-                counters,
-            )
+            r = _negamax(child_position, child_mask, child_moves, -1, 1, tables, scratch)
             outcomes[col] = 1 if r <= -1 else (-1 if r >= 1 else 0)
     nodes[0] = counters[0]
 
 
 @njit(cache=True)
-def _move_reaches(
-    position, mask, num_moves, col, target, table, book_keys, book_values, book_depth, use_mirror, nodes
-):
+def _move_reaches(position, mask, num_moves, col, target, tables, nodes):
     """Whether playing 0-based column ``col`` (not full) gives the side to move an outcome of at
     least ``target`` (0: a draw or a win, 1: a win) under perfect play.
 
@@ -466,9 +409,8 @@ def _move_reaches(
     ``(-target, -target + 1)``, Pons part 7), cheaper than the ``(-1, 1)`` window of
     :func:`_outcomes` when only one side of the question matters, as it does for a mistake.
     """
-    stack = np.zeros((_MAX_PLIES, 8), dtype=np.int64)
-    move_stack = np.zeros((_MAX_PLIES, WIDTH), dtype=np.int64)
-    counters = np.zeros(1, dtype=np.int64)
+    scratch = _new_scratch()
+    counters = scratch.counters
     move = (mask + BOTTOM_MASK) & COLUMN_MASKS[col]
     nodes[0] = 0
     if move & winning_cells(position, mask):
@@ -480,20 +422,6 @@ def _move_reaches(
         return target <= 0  # the last cell, no four in a row: a draw
     if _can_win_next(child_position, child_mask):
         return False
-    r = _negamax(
-        child_position,
-        child_mask,
-        child_moves,
-        -target,
-        -target + 1,
-        table,
-        book_keys,
-        book_values,
-        book_depth,
-        use_mirror,
-        stack,
-        move_stack,
-        counters,
-    )
+    r = _negamax(child_position, child_mask, child_moves, -target, -target + 1, tables, scratch)
     nodes[0] = counters[0]
     return r <= -target

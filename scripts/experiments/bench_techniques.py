@@ -38,8 +38,8 @@ import games  # noqa: E402
 from mcts import GumbelConfig, PUCTConfig  # noqa: E402
 from networks.config import NetworkConfig  # noqa: E402
 from selfplay.eval_cache import EvaluationCache  # noqa: E402
-from selfplay.runner import SelfPlayRunner  # noqa: E402
-from selfplay.worker import SelfPlayWorker  # noqa: E402
+from selfplay.runner import SelfPlayRunner, SelfPlaySettings  # noqa: E402
+from selfplay.worker import SelfPlayWorker, WorkerSettings  # noqa: E402
 
 
 def main(argv=None) -> dict:
@@ -56,8 +56,9 @@ def main(argv=None) -> dict:
     sims, cheap = args.simulations, max(1, args.simulations // 4)
     workers = {
         name: SelfPlayWorker(
-            args.game, network, PUCTConfig(num_simulations=sims), args.games, args.moves, 1.0, 8, seed=0, incarnation=1,
-            device="cpu", inference="onnx" if name == "onnx" else "torch",
+            args.game, network, PUCTConfig(num_simulations=sims),
+            WorkerSettings(args.games, args.moves, device="cpu", inference="onnx" if name == "onnx" else "torch"),
+            seed=0, incarnation=1,
         )
         for name in ("torch", "onnx")
     }
@@ -73,7 +74,7 @@ def main(argv=None) -> dict:
         "gumbel": SelfPlayRunner(game, torch_eval, GumbelConfig(num_simulations=sims), args.games, rng),
         "gumbel_cheap": SelfPlayRunner(game, torch_eval, GumbelConfig(num_simulations=cheap), args.games, rng),
         "pcr": SelfPlayRunner(game, torch_eval, PUCTConfig(num_simulations=sims), args.games, rng,
-                              full_search_probability=0.25, cheap_simulations=cheap),
+                              settings=SelfPlaySettings(full_search_probability=0.25, cheap_simulations=cheap)),
     }
     for runner in runners.values():  # warm-up: compile kernels, fill caches
         runner.play_moves(1)

@@ -5,9 +5,9 @@ negamax, AIMA section 5.2; uniform choice among the optimal moves with its seede
 
 * **UCT**: UCB1 selection on ``[0, 1]``-scaled results with ``c = 1.4`` and one uniformly random
   playout per new leaf (Kocsis & Szepesvari 2006, "Bandit based Monte-Carlo Planning";
-  ``mcts.run_uct``);
+  ``mcts.run_search`` with ``mcts.UCTConfig``);
 * **PUCT**: the AlphaZero selection rule ``Q + c_puct * P * sqrt(N) / (1 + N_a)`` with
-  ``c_puct = 1.25`` (Silver et al. 2018, supplementary pseudocode; ``mcts.run_puct``), given a
+  ``c_puct = 1.25`` (Silver et al. 2018, supplementary pseudocode; ``mcts.run_search`` with ``mcts.PUCTConfig``), given a
   state evaluator with uniform priors over the legal moves and the value of one random playout
   (``mcts.random_rollout_evaluator``); no root noise.
 
@@ -55,7 +55,7 @@ import games
 from arena.players import MinimaxPlayer
 from games.base import NO_WINNER
 from games.checks import int_argument
-from mcts import DEFAULT_UCT_C, PUCTConfig, random_rollout_evaluator, run_puct, run_uct
+from mcts import DEFAULT_UCT_C, PUCTConfig, UCTConfig, random_rollout_evaluator, run_search
 
 ALGORITHMS = ("uct", "puct")
 LABELS = {
@@ -87,13 +87,11 @@ def search_actions(
     for first in range(0, states.shape[0], chunk):
         rows = states[first : first + chunk]
         if algorithm == "uct":
-            output = run_uct(game, rows, budget, rng, c=DEFAULT_UCT_C)
+            output = run_search(game, rows, None, UCTConfig(num_simulations=budget, c=DEFAULT_UCT_C), rng)
         else:
             config = PUCTConfig(num_simulations=budget, c_puct=PUCT_C)
-            output = run_puct(
-                game, rows, random_rollout_evaluator(game, rng), config, rng, add_root_noise=False
-            )
-        actions[first : first + chunk] = np.argmax(output.visit_counts, axis=1)
+            output = run_search(game, rows, random_rollout_evaluator(game, rng), config, rng)
+        actions[first : first + chunk] = output.actions
     return actions
 
 

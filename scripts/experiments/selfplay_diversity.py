@@ -34,7 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from mcts import PUCTConfig  # noqa: E402
 from networks.checkpoint import load_model  # noqa: E402
-from selfplay.worker import SelfPlayWorker  # noqa: E402
+from selfplay.runner import SelfPlaySettings  # noqa: E402
+from selfplay.worker import SelfPlayWorker, WorkerSettings  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -75,10 +76,11 @@ def measure(model_path: str, settings: list[str], games: int, calls: int, cache_
     rows = []
     for text in settings:
         kwargs = {key: sp[key] for key in SETTINGS} | parse_setting(text)
-        worker = SelfPlayWorker(
-            metadata.game_name, metadata.config.to_dict(), puct, games, sp["moves_per_call"], seed=seed, incarnation=1,
-            device="cpu", eval_cache_size=cache_size, inference="onnx", **kwargs,
+        worker_settings = WorkerSettings(
+            games, sp["moves_per_call"], device="cpu", eval_cache_size=cache_size, inference="onnx",
+            play=SelfPlaySettings(**kwargs),
         )
+        worker = SelfPlayWorker(metadata.game_name, metadata.config, puct, worker_settings, seed=seed, incarnation=1)
         records, hits, lookups = [], 0, 0
         start = time.process_time()
         for call in range(calls):
