@@ -23,25 +23,27 @@ ONNX Runtime's IO binding, ``networks.onnx_evaluator.OnnxEvaluator.bind_buffers`
 averaged over the game's symmetries (``mcts.evaluators.symmetry_averaged``), and the game has a
 compiled encoder (``Game.compiled_observation``), the whole search is one compiled call
 (``network_search_kernel``): it writes each leaf's observation, and every symmetric image of it,
-straight into the network's input buffer, runs the network from inside (a Numba object-mode block
-that calls only the bound run), and turns the raw logits into the evaluator's priors itself: the
-softmax over the legal actions of ``networks.policy_numpy.masked_softmax_with_count_numpy`` (its
-float32 operations in numpy's order; the exponentials by numpy's own ``exp`` on the same
-contiguous ``[G, A]`` block, from a second object-mode block, since numpy's vectorised ``exp`` is
-not the correctly rounded one a compiled ``exp`` gives), the images' average of
-``symmetry_averaged`` and the clipping of the values. The priors, values, tree and move are the
-same floats as through ``evaluate_fn`` (tests/test_single_position_search.py); what goes is the
-Python work around each network run.
+straight into the network's input buffer, calls back into Python through a ctypes function
+pointer to run the bound network (``_RUN_CALLBACK``; far cheaper than a Numba object-mode block),
+and turns the raw logits into the evaluator's priors itself: the softmax over the legal actions of
+``networks.policy_numpy.masked_softmax_with_count_numpy`` (its float32 operations in numpy's
+order, the exponentials by numpy's own ``exp`` on the same contiguous ``[G, A]`` block through a
+second callback, ``_EXP_CALLBACK``: numpy's vectorised ``exp`` is not the correctly rounded one a
+compiled ``exp`` gives), the images' average of ``symmetry_averaged`` and the clipping of the
+values. The priors, values, tree and move are the same floats as through
+``evaluate_fn`` (tests/test_single_position_search.py); what goes is the Python work around each
+network run.
 """
 
 from __future__ import annotations
 
+import ctypes
 import math
 import threading
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, objmode
+from numba import njit
 
 from games.base import CompiledRules, Game
 from mcts.evaluators import bound_network, takes_states
@@ -51,12 +53,12 @@ from mcts.masking import MAX_ACTIONS, mask_prior_row  # noqa: F401 (MAX_ACTIONS:
 _KERNELS: dict[CompiledRules, object] = {}
 _NETWORK_KERNELS: dict[tuple[CompiledRules, object], object] = {}
 
-#: the bound network and softmax buffers of the search running in this thread: the object-mode
-#: blocks of ``network_search_kernel`` reach them here (a compiled function takes no Python object)
+#: the bound network and leaf buffers of the search running in this thread: the leaf callback of
+#: ``network_search_kernel`` reaches them here (a compiled function takes no Python object)
 _ACTIVE = threading.local()
 
 #: status codes of ``network_search_kernel``
-SEARCH_DONE, SEARCH_NON_FINITE_VALUE = 0, 1
+SEARCH_DONE, SEARCH_NON_FINITE_VALUE, SEARCH_CALLBACK_FAILED = 0, 1, 2
 
 
 def single_root_kernel(rules: CompiledRules):
@@ -217,16 +219,38 @@ class LeafBuffers(NamedTuple):
     min_legal_mass: float
 
 
+def _guarded(step):
+    """``step`` as a C callback for compiled code: returns 0, or 1 after keeping the exception in
+    ``_ACTIVE.error`` (a ctypes callback cannot raise into its caller)."""
+
+    def callback() -> int:
+        try:
+            step()
+        except BaseException as error:  # noqa: BLE001 - kept and raised again by run_network_search
+            _ACTIVE.error = error
+            return 1
+        return 0
+
+    return ctypes.CFUNCTYPE(ctypes.c_int)(callback)
+
+
 def _run_active_network() -> None:
-    """The bound network run of the search in this thread (object mode, ``network_search_kernel``)."""
+    """The network bound in ``_ACTIVE`` on the images written into its input."""
     _ACTIVE.network.run()
 
 
-def _exp_active() -> None:
-    """numpy's ``exp`` of the shifted logits into the weights, in place (object mode,
-    ``network_search_kernel``): the same function on the same contiguous ``[G, A]`` block as
-    ``networks.policy_numpy.masked_softmax_with_count_numpy``, so the same floats."""
-    np.exp(_ACTIVE.shifted, out=_ACTIVE.weights)
+def _exp_active_leaf() -> None:
+    """numpy's ``exp`` of the active leaf's shifted logits into its weights, in place: the same
+    function on the same contiguous ``[G, A]`` block as ``networks.policy_numpy``'s softmax, so
+    the same floats."""
+    leaf = _ACTIVE.leaf
+    np.exp(leaf.shifted, out=leaf.weights)
+
+
+#: the two Python steps of each leaf of ``network_search_kernel`` as C function pointers, which
+#: compiled code calls directly (far cheaper than a Numba object-mode block)
+_RUN_CALLBACK = _guarded(_run_active_network)
+_EXP_CALLBACK = _guarded(_exp_active_leaf)
 
 
 @njit(cache=True)
@@ -334,8 +358,9 @@ def network_search_kernel(rules: CompiledRules, observe_fn):
     ``search(t, params, walks, (root_actions, seeds), new, outcomes, remaining, num_terminal,
     num_evaluations, leaf) -> status``: runs ``remaining`` simulations on the one-row tree ``t``
     as ``advance`` and ``finish_leaf`` (module docstring), evaluating each new leaf with the network
-    bound in ``_ACTIVE`` through the buffers ``leaf`` (``LeafBuffers``). Returns ``SEARCH_DONE``, or
-    ``SEARCH_NON_FINITE_VALUE`` (the value in ``leaf.bad_value``; the search stops there).
+    bound in ``_ACTIVE`` through the buffers ``leaf`` (``LeafBuffers``) and the two callbacks.
+    Returns ``SEARCH_DONE``, ``SEARCH_NON_FINITE_VALUE`` (the value in ``leaf.bad_value``) or
+    ``SEARCH_CALLBACK_FAILED`` (the exception in ``_ACTIVE.error``); the search stops at either.
     """
     key = (rules, observe_fn)
     kernel = _NETWORK_KERNELS.get(key)
@@ -362,12 +387,12 @@ def _build_network_search(advance, observe_fn):
                     leaf.images[g, i] = leaf.encoded_flat[leaf.image_index[g, i]]
                 for a in range(num_actions):
                     leaf.image_legal[g, leaf.action_images[g, a]] = new.legal[0, a]
-            with objmode():
-                _run_active_network()
+            if _RUN_CALLBACK() != 0:
+                return SEARCH_CALLBACK_FAILED
             leaf.counts[0] += count_degenerate_rows(leaf.logits, leaf.image_legal, leaf.min_legal_mass)
             shift_legal_logits(leaf.logits, leaf.image_legal, leaf.shifted)
-            with objmode():
-                _exp_active()
+            if _EXP_CALLBACK() != 0:
+                return SEARCH_CALLBACK_FAILED
             normalise_weights(leaf.weights, leaf.probabilities)
             # the evaluator's clipped values, averaged over the images as mcts.evaluators.symmetry_averaged
             value = leaf.values[0]
@@ -449,6 +474,7 @@ def run_network_search(game: Game, rules: CompiledRules, evaluate_fn, num_simula
 
     Raises:
         ValueError: for a non-finite network value (as ``run_single_root``).
+        Exception: whatever the network's run raises, raised again here.
     """
     observe_fn = game.compiled_observation()
     if observe_fn is None or game.num_actions > MAX_ACTIONS:
@@ -460,17 +486,20 @@ def run_network_search(game: Game, rules: CompiledRules, evaluate_fn, num_simula
     leaf = leaf_buffers(game, network, num_images)
     search = network_search_kernel(rules, observe_fn)
     counters = loop.counters
-    previous = getattr(_ACTIVE, "network", None), getattr(_ACTIVE, "shifted", None), getattr(_ACTIVE, "weights", None)
-    _ACTIVE.network, _ACTIVE.shifted, _ACTIVE.weights = network, leaf.shifted, leaf.weights
+    previous = getattr(_ACTIVE, "network", None), getattr(_ACTIVE, "leaf", None)
+    _ACTIVE.network, _ACTIVE.leaf, _ACTIVE.error = network, leaf, None
     try:
         status = search(
             loop.arrays, loop.params, loop.walks, (loop.root_actions, loop.seeds), loop.new, loop.outcomes,
             int(num_simulations), counters.num_terminal, counters.num_evaluations, leaf,
         )
     finally:
-        _ACTIVE.network, _ACTIVE.shifted, _ACTIVE.weights = previous
+        error, _ACTIVE.error = _ACTIVE.error, None
+        _ACTIVE.network, _ACTIVE.leaf = previous
         network.count_degenerate(int(leaf.counts[0]))
     counters.num_degenerate[0] += int(leaf.counts[1])
+    if status == SEARCH_CALLBACK_FAILED:
+        raise error
     if status == SEARCH_NON_FINITE_VALUE:
         raise ValueError(f"evaluate_fn returned non-finite values: {leaf.bad_value}")
     return True

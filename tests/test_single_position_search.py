@@ -120,8 +120,8 @@ def _plain(evaluate_fn):
     return lambda observations, legal_mask: evaluate_fn(observations, legal_mask)
 
 
-#: (moves from the start, mirror-averaged) -> (move, root visit counts) of the shipped Connect Four
-#: model at 200 simulations through its evaluate method (the same through its bound buffers below)
+#: (moves from the start, mirror-averaged): positions the shipped Connect Four model searches with
+#: 200 simulations through its bound buffers and through its evaluate method
 SHIPPED_POSITIONS = [("", False), ("", True), ("44444", False), ("44444", True), ("3343", False), ("3343", True), ("256", True)]
 
 
@@ -176,12 +176,13 @@ def test_bound_buffers_run_gives_session_run_outputs_and_counts_the_call():
 
 
 class _NonFiniteNetwork:
-    """Bound buffers whose network answers NaN values."""
+    """Bound buffers whose network answers NaN values, or raises ``failure`` when it has one."""
 
     min_legal_mass = 1e-6
 
-    def __init__(self, game):
+    def __init__(self, game, failure=None):
         self.game = game
+        self.failure = failure
 
     def evaluate(self, observations, legal_mask):
         return legal_mask / legal_mask.sum(axis=1, keepdims=True), np.zeros(len(legal_mask), np.float32)
@@ -195,7 +196,8 @@ class _NonFiniteNetwork:
             values = np.full(rows, np.nan, np.float32)
 
             def run(self):
-                pass
+                if outer.failure is not None:
+                    raise outer.failure
 
             def count_degenerate(self, count):
                 pass
@@ -212,6 +214,13 @@ def test_bound_network_search_refuses_a_non_finite_value():
         run_search(game, game.initial_states(1), network.evaluate, PUCTConfig(num_simulations=5), np.random.default_rng(0))
 
 
+def test_bound_network_search_raises_what_the_network_run_raises():
+    game = games.make("connect4")
+    network = _NonFiniteNetwork(game, failure=RuntimeError("network run failed"))
+    with pytest.raises(RuntimeError, match=r"^network run failed$"):
+        run_search(game, game.initial_states(1), network.evaluate, PUCTConfig(num_simulations=5), np.random.default_rng(0))
+
+
 @pytest.mark.parametrize("num_actions", [7, 9, 20, 65])
 @pytest.mark.parametrize("rows", [1, 2])
 def test_compiled_softmax_steps_give_numpys_masked_softmax_to_the_last_bit(num_actions, rows):
@@ -221,11 +230,9 @@ def test_compiled_softmax_steps_give_numpys_masked_softmax_to_the_last_bit(num_a
         logits = (draw.standard_normal((rows, num_actions)) * scale).astype(np.float32)
         legal = draw.random((rows, num_actions)) < 0.6
         legal[:, trial % num_actions] = True
-        shifted = np.empty_like(logits)
-        weights = np.empty_like(logits)
-        probabilities = np.empty_like(logits)
+        shifted, weights, probabilities = (np.empty_like(logits) for _ in range(3))
         shift_legal_logits(logits, legal, shifted)
-        np.exp(shifted, out=weights)
+        np.exp(shifted, out=weights)  # numpy's exp, as the search's second callback
         normalise_weights(weights, probabilities)
         expected, degenerate = masked_softmax_with_count_numpy(logits, legal)
         assert np.array_equal(probabilities.view(np.int32), expected.view(np.int32))
