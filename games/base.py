@@ -207,13 +207,14 @@ class Game(ABC):
         """
         return None
 
-    def compiled_observation(self):
+    def compiled_observation(self) -> object | None:
         """``observation`` of one state as a Numba function, or None (the default).
 
         ``observe(state, out)``: writes the network input of ``state`` (``[S]`` int64) into ``out``
         (``[C, H, W]`` float32, every entry), from the view of the player to move, the same floats
         as ``observation(state[None])[0]``. The compiled one-root search (``mcts.single``) encodes
-        its leaves with it; without it that search encodes them through ``observation``.
+        its leaves with it and runs whole in compiled code; without it that search calls the
+        evaluator from Python at each leaf.
         """
         return None
 

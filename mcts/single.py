@@ -48,7 +48,7 @@ from numba import njit
 from games.base import CompiledRules, Game
 from mcts.evaluators import bound_network, takes_states
 from mcts.kernels import CHANCE_NONE, expand_and_backup, select_leaves
-from mcts.masking import MAX_ACTIONS, mask_prior_row  # noqa: F401 (MAX_ACTIONS: mcts.search's bound)
+from mcts.masking import MAX_ACTIONS, mask_prior_row  # MAX_ACTIONS: mcts.search's bound too
 
 _KERNELS: dict[CompiledRules, object] = {}
 _NETWORK_KERNELS: dict[tuple[CompiledRules, object], object] = {}

@@ -129,6 +129,10 @@ def parse_setting(text: str) -> tuple[int, bool]:
 #: spinning for a while after a run, and their CPU would count against the next variant
 SETTLE_SECONDS = 0.05
 
+#: pause after a variant whose session spins, in seconds: on a loaded core its spinning threads
+#: still run for a while, and their CPU seconds would count against the next search
+SETTLE_AFTER_SPINNING_SECONDS = 1.0
+
 #: Clocks of ``--clock``: CPU seconds of this process (all its threads), or wall-clock seconds.
 CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
 
@@ -144,9 +148,12 @@ def bench(
     roots = [tuple(int(x) for x in row) for row in positions(num_positions, seed)]
     evaluator = load_exported(folder, providers=["CPUExecutionProvider"], num_threads=1, spinning=False)
     sessions = {}
+    spinning_variants = set()
     for text in settings:
         threads, spinning = parse_setting(text)
         sessions[text] = load_exported(folder, providers=["CPUExecutionProvider"], num_threads=threads, spinning=spinning)
+        if spinning:
+            spinning_variants.add(f"threads_{text}")
     variants = {
         "search": (game, evaluator, False),
         "search_mirror": (game, evaluator, True),
@@ -198,6 +205,8 @@ def bench(
         for state in roots:
             for name in variants:
                 elapsed, floor, count = search(name, state)
+                if name in spinning_variants:
+                    time.sleep(SETTLE_AFTER_SPINNING_SECONDS)  # untimed
                 seconds[name] += elapsed
                 floors[name] += floor
                 calls[name] += count
