@@ -355,8 +355,8 @@ def network_search_kernel(rules: CompiledRules, observe_fn):
     """The compiled whole search with a bound network for the game whose ``compiled_rules()`` is
     ``rules`` and ``compiled_observation()`` is ``observe_fn`` (memoised).
 
-    ``search(t, params, walks, (root_actions, seeds), new, outcomes, remaining, num_terminal,
-    num_evaluations, leaf) -> status``: runs ``remaining`` simulations on the one-row tree ``t``
+    ``search(t, params, walks, (root_actions, seeds), (new, outcomes), remaining, (num_terminal,
+    num_evaluations), leaf) -> status``: runs ``remaining`` simulations on the one-row tree ``t``
     as ``advance`` and ``finish_leaf`` (module docstring), evaluating each new leaf with the network
     bound in ``_ACTIVE`` through the buffers ``leaf`` (``LeafBuffers``) and the two callbacks.
     Returns ``SEARCH_DONE``, ``SEARCH_NON_FINITE_VALUE`` (the value in ``leaf.bad_value``) or
@@ -371,7 +371,9 @@ def network_search_kernel(rules: CompiledRules, observe_fn):
 
 def _build_network_search(advance, observe_fn):
     @njit
-    def search(t, params, walks, walk_inputs, new, outcomes, remaining, num_terminal, num_evaluations, leaf):  # pragma: no cover - compiled
+    def search(t, params, walks, walk_inputs, new_nodes, remaining, counts, leaf):  # pragma: no cover - compiled
+        new, outcomes = new_nodes
+        num_terminal, num_evaluations = counts
         use_solver = params.use_solver
         num_images, size = leaf.image_index.shape
         num_actions = leaf.priors.shape[0]
@@ -490,8 +492,8 @@ def run_network_search(game: Game, rules: CompiledRules, evaluate_fn, num_simula
     _ACTIVE.network, _ACTIVE.leaf, _ACTIVE.error = network, leaf, None
     try:
         status = search(
-            loop.arrays, loop.params, loop.walks, (loop.root_actions, loop.seeds), loop.new, loop.outcomes,
-            int(num_simulations), counters.num_terminal, counters.num_evaluations, leaf,
+            loop.arrays, loop.params, loop.walks, (loop.root_actions, loop.seeds), (loop.new, loop.outcomes),
+            int(num_simulations), (counters.num_terminal, counters.num_evaluations), leaf,
         )
     finally:
         error, _ACTIVE.error = _ACTIVE.error, None
