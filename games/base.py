@@ -207,6 +207,17 @@ class Game(ABC):
         """
         return None
 
+    def compiled_observation(self) -> object | None:
+        """``observation`` of one state as a Numba function, or None (the default).
+
+        ``observe(state, out)``: writes the network input of ``state`` (``[S]`` int64) into ``out``
+        (``[C, H, W]`` float32, every entry), from the view of the player to move, the same floats
+        as ``observation(state[None])[0]``. The compiled one-root search (``mcts.single``) encodes
+        its leaves with it and runs whole in compiled code; without it that search calls the
+        evaluator from Python at each leaf.
+        """
+        return None
+
     # ------------------------------------------------------------------------ chance
     def is_chance(self, states: np.ndarray) -> np.ndarray:
         """``[B]`` bool: True where the state is a chance state (dice to roll, no player acts).
@@ -476,6 +487,9 @@ class WithoutCompiledRules:
         self._game = game
 
     def compiled_rules(self) -> None:
+        return None
+
+    def compiled_observation(self) -> None:
         return None
 
     def __getattr__(self, name):

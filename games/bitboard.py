@@ -54,17 +54,23 @@ def bit_planes(states, height, width, column_stride, row_major_top_first, out):
     (tic-tac-toe, bit = row * width + col) pass True.
     """
     for b in range(states.shape[0]):
-        current = states[b, 0]
-        opponent = current ^ states[b, 1]
-        for h in range(height):
-            for w in range(width):
-                if row_major_top_first:
-                    bit = h * width + w
-                else:
-                    bit = w * column_stride + (height - 1 - h)
-                out[b, 0, h, w] = (current >> bit) & 1
-                out[b, 1, h, w] = (opponent >> bit) & 1
+        bit_planes_one(states[b], height, width, column_stride, row_major_top_first, out[b])
     return out
+
+
+@njit(cache=True)
+def bit_planes_one(state, height, width, column_stride, row_major_top_first, out):
+    """``bit_planes`` of one state ``[S]`` int64 into ``out`` ``[2, H, W]`` float32."""
+    current = state[CURRENT]
+    opponent = current ^ state[MASK]
+    for h in range(height):
+        for w in range(width):
+            if row_major_top_first:
+                bit = h * width + w
+            else:
+                bit = w * column_stride + (height - 1 - h)
+            out[0, h, w] = (current >> bit) & 1
+            out[1, h, w] = (opponent >> bit) & 1
 
 
 def cell_owners(state, cell_bits, win_lines) -> tuple[tuple[int, ...], tuple[int, ...]]:

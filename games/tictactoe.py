@@ -150,6 +150,9 @@ class TicTacToe(bb.BitboardGame):
     def compiled_rules(self) -> bb.CompiledRules:
         return bb.compiled_rules(_legal_one, _step_one)
 
+    def compiled_observation(self):
+        return _observation_one
+
     def observation(self, states: np.ndarray) -> np.ndarray:
         bb.check_batch(self, states)
         out = np.zeros((states.shape[0], 2, 3, 3), dtype=np.float32)
@@ -269,3 +272,9 @@ class TicTacToeKnowledge(Knowledge):
     def default_network(self, gpu: bool = False) -> dict:
         """A two-layer MLP (128, 128) with a 64-unit value head, CPU or GPU: the whole game fits."""
         return {"kind": "mlp", "mlp_hidden": (128, 128), "value_hidden": 64}
+
+
+@njit(cache=True)
+def _observation_one(state, out):  # pragma: no cover - compiled
+    """``observation`` of one state ``[S]`` int64 into ``out`` ``[2, H, W]`` float32 (``Game.compiled_observation``)."""
+    bb.bit_planes_one(state, 3, 3, 3, True, out)

@@ -159,7 +159,41 @@ def symmetry_averaged(game: Game, evaluate_fn: EvaluateFn) -> EvaluateFn:
             value_sum += values[g]
         return prior_sum / np.float32(count), value_sum / np.float32(count)
 
+    evaluate.averages = (evaluate_fn, count)  # what it averages, for bound_network
     return evaluate
+
+
+def bound_network(evaluate_fn: EvaluateFn, game: Game):
+    """The network behind ``evaluate_fn`` with its input and outputs in preallocated buffers, or None.
+
+    A network offers them when ``evaluate_fn`` is the bound ``evaluate`` method (or the instance)
+    of an object with ``bind_buffers(rows)`` (``networks.onnx_evaluator.OnnxEvaluator``, whose
+    ``evaluate`` is a softmax over the legal actions of its raw logits and its values clipped to
+    ``[-1, 1]``), alone or wrapped once by ``symmetry_averaged``. ``bind_buffers(rows)`` returns an
+    object with ``observations`` (``[rows, C, H, W]`` float32, C-contiguous, written by the caller),
+    ``logits`` (``[rows, A]`` float32) and ``values`` (``[rows]`` float32) that ``run()`` fills from
+    the network's raw outputs, counting the call as ``evaluate`` does; ``min_legal_mass`` and
+    ``count_degenerate(n)``, the threshold and the counter of rows with almost no probability on
+    the legal actions. The compiled one-root search (``mcts.single``) evaluates its leaves there.
+
+    Returns:
+        ``(network, G)``: the bound network for ``G`` rows, the images of one position (``G =
+        game.num_symmetries`` when averaged, else 1); None for any other evaluator or one whose
+        buffers do not fit ``game``'s observation shape and action count.
+    """
+    inner, images = getattr(evaluate_fn, "averages", (evaluate_fn, 1))
+    owner = inner if hasattr(inner, "bind_buffers") else getattr(inner, "__self__", None)
+    if owner is None or not hasattr(owner, "bind_buffers"):
+        return None
+    if owner is not inner and getattr(inner, "__name__", None) != "evaluate":
+        return None
+    network = owner.bind_buffers(images)
+    if (
+        network.observations.shape != (images, *game.observation_shape)
+        or network.logits.shape != (images, game.num_actions) or network.values.shape != (images,)
+    ):
+        return None
+    return network, images
 
 
 def evaluate_leaves(game: Game, evaluate_fn: EvaluateFn, states: np.ndarray, legal: np.ndarray):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from networks.policy_numpy import masked_softmax_with_count_numpy
+from networks.policy_numpy import DEGENERATE_LEGAL_MASS, masked_softmax_with_count_numpy
 from networks.shapes import check_evaluate_inputs, check_sizes
 
 EXPORT_FORMAT = "tabula-rasa-export"
@@ -175,6 +175,64 @@ class OnnxEvaluator:
         return priors, np.minimum(np.maximum(values, np.float32(-1.0)), np.float32(1.0))
 
     __call__ = evaluate
+
+    def bind_buffers(self, rows: int) -> BoundBuffers:
+        """The network on ``rows`` observations through preallocated buffers (``BoundBuffers``),
+        for searches that write their leaves in place (``mcts.evaluators.bound_network``).
+
+        Raises:
+            ValueError: if ``rows`` is not an integer >= 1.
+        """
+        return BoundBuffers(self, rows)
+
+
+class BoundBuffers:
+    """An ``OnnxEvaluator``'s session bound to preallocated numpy buffers (ONNX Runtime's IO binding).
+
+    ``run()`` runs the network on ``observations`` (``[rows, C, H, W]`` float32, the caller writes
+    it in place) and leaves its raw outputs in ``logits`` (``[rows, A]`` float32, unmasked) and
+    ``values`` (``[rows]`` float32, unclipped), without allocating: the buffers are wrapped as ONNX
+    Runtime values once (``OrtValue.ortvalue_from_numpy`` shares the memory on the CPU) and bound to
+    the session's input and outputs. Each run counts as one ``evaluate`` call of ``rows`` positions
+    in the evaluator's counters; ``count_degenerate(n)`` adds rows with less than
+    ``min_legal_mass`` (``networks.policy_numpy.DEGENERATE_LEGAL_MASS``) on the legal actions,
+    counted by the caller as ``masked_softmax_with_count_numpy`` counts them.
+
+    Raises:
+        ValueError: if ``rows`` is not an integer >= 1.
+    """
+
+    min_legal_mass = DEGENERATE_LEGAL_MASS
+
+    def __init__(self, evaluator: OnnxEvaluator, rows: int) -> None:
+        import onnxruntime  # heavy dependency (onnxruntime): imported where it is used
+
+        if isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or rows < 1:
+            raise ValueError(f"rows: expected an integer >= 1, got {rows!r}")
+        rows = int(rows)
+        self.evaluator = evaluator
+        self.rows = rows
+        self.observations = np.zeros((rows, *evaluator.observation_shape), dtype=np.float32)
+        self.logits = np.zeros((rows, evaluator.num_actions), dtype=np.float32)
+        value_rank = len(evaluator.session.get_outputs()[1].shape)
+        self._values = np.zeros((rows, 1) if value_rank == 2 else (rows,), dtype=np.float32)
+        self.values = self._values.reshape(rows)
+        ort_value = onnxruntime.OrtValue.ortvalue_from_numpy
+        self._ort_values = [ort_value(array) for array in (self.observations, self.logits, self._values)]
+        self._binding = evaluator.session.io_binding()
+        self._binding.bind_ortvalue_input(INPUT_NAME, self._ort_values[0])
+        for name, value in zip(OUTPUT_NAMES, self._ort_values[1:]):
+            self._binding.bind_ortvalue_output(name, value)
+
+    def run(self) -> None:
+        """One network run on ``observations`` into ``logits`` and ``values`` (class docstring)."""
+        self.evaluator.session.run_with_iobinding(self._binding)
+        self.evaluator.num_calls += 1
+        self.evaluator.num_positions += self.rows
+
+    def count_degenerate(self, count: int) -> None:
+        """Add ``count`` rows with almost no probability on the legal actions to the evaluator's count."""
+        self.evaluator.num_degenerate_priors += int(count)
 
 
 def load_exported(

@@ -7,7 +7,12 @@ each position searched once by each variant per round):
 
 * ``search`` / ``search_mirror``: the search, with the network alone and averaged over the position
   and its mirror image (``mcts.evaluators.symmetry_averaged``, ``play``'s default: one network
-  call of 2 rows per simulation);
+  call of 2 rows per simulation): one compiled call with the network bound to its buffers
+  (``mcts.single.run_network_search``);
+* ``via_evaluate`` / ``via_evaluate_mirror``: the same searches with the evaluator hidden behind a
+  plain function, so that the compiled loop calls ``evaluate`` from Python at every leaf (two
+  compiled calls, the observation, the softmax and the average in numpy per simulation: the path
+  before ``mcts.single.run_network_search``);
 * ``batched_loop`` / ``batched_loop_mirror``: the same searches through the batched loop of
   ``mcts.search.search_loop`` (the game's compiled rules hidden), the path before
   ``mcts.single``;
@@ -49,23 +54,48 @@ import games
 from arena.players import MCTSPlayer
 from games.base import WithoutCompiledRules
 from mcts import PUCTConfig
-from mcts.evaluators import symmetry_averaged
+from mcts.evaluators import symmetry_averaged, uniform_evaluator
 from networks.onnx_evaluator import INPUT_NAME, OUTPUT_NAMES, load_exported
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling benchmark scripts
 from bench_hybrid import random_export
 
 
-class _Counting:
-    """An evaluator that counts its calls."""
+class _FreeNetwork:
+    """A stand-in network that costs nothing: uniform priors and value 0, through ``evaluate`` and
+    through bound buffers (``bind_buffers``) whose ``run`` only counts; the search's own cost."""
 
-    def __init__(self, evaluate_fn):
-        self.evaluate_fn = evaluate_fn
-        self.calls = 0
+    min_legal_mass = 1e-6
 
-    def __call__(self, observations, legal_mask):
-        self.calls += 1
-        return self.evaluate_fn(observations, legal_mask)
+    def __init__(self, game) -> None:
+        self.game = game
+        self.num_calls = 0
+
+    def evaluate(self, observations, legal_mask):
+        self.num_calls += 1
+        return uniform_evaluator(observations, legal_mask)
+
+    def bind_buffers(self, rows: int):
+        network = self
+
+        class Bound:
+            observations = np.zeros((rows, *self.game.observation_shape), dtype=np.float32)
+            logits = np.zeros((rows, self.game.num_actions), dtype=np.float32)
+            values = np.zeros(rows, dtype=np.float32)
+            min_legal_mass = self.min_legal_mass
+
+            def run(self) -> None:
+                network.num_calls += 1
+
+            def count_degenerate(self, count: int) -> None:
+                pass
+
+        return Bound()
+
+
+def _hidden(evaluate_fn):
+    """``evaluate_fn`` behind a plain function: a search cannot bind its network to buffers."""
+    return lambda observations, legal_mask: evaluate_fn(observations, legal_mask)
 
 
 def positions(count: int, seed: int) -> np.ndarray:
@@ -99,6 +129,10 @@ def parse_setting(text: str) -> tuple[int, bool]:
 #: spinning for a while after a run, and their CPU would count against the next variant
 SETTLE_SECONDS = 0.05
 
+#: pause after a variant whose session spins, in seconds: on a loaded core its spinning threads
+#: still run for a while, and their CPU seconds would count against the next search
+SETTLE_AFTER_SPINNING_SECONDS = 1.0
+
 #: Clocks of ``--clock``: CPU seconds of this process (all its threads), or wall-clock seconds.
 CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
 
@@ -114,38 +148,56 @@ def bench(
     roots = [tuple(int(x) for x in row) for row in positions(num_positions, seed)]
     evaluator = load_exported(folder, providers=["CPUExecutionProvider"], num_threads=1, spinning=False)
     sessions = {}
+    spinning_variants = set()
     for text in settings:
         threads, spinning = parse_setting(text)
         sessions[text] = load_exported(folder, providers=["CPUExecutionProvider"], num_threads=threads, spinning=spinning)
+        if spinning:
+            spinning_variants.add(f"threads_{text}")
     variants = {
         "search": (game, evaluator, False),
         "search_mirror": (game, evaluator, True),
+        "via_evaluate": (game, evaluator, False),
+        "via_evaluate_mirror": (game, evaluator, True),
         "batched_loop": (hidden, evaluator, False),
         "batched_loop_mirror": (hidden, evaluator, True),
     }
+    variants["free_network"] = (game, _FreeNetwork(game), False)
+    variants["free_network_mirror"] = (game, _FreeNetwork(game), True)
     if leaves_per_call > 1:  # several leaves a call with virtual loss (mcts.minibatch), the mirror averaged
         variants[f"minibatch_{leaves_per_call}_mirror"] = (game, evaluator, True)
     for text, session in sessions.items():
         variants[f"threads_{text}"] = (game, session, True)
     floors = {name: 0.0 for name in variants}
+    bound_seconds = {"search": 0.0, "search_mirror": 0.0}
     seconds = {name: 0.0 for name in variants}
     calls = {name: 0 for name in variants}
 
     def search(name, state):
         rules, runner, mirror = variants[name]
-        counting = _Counting(runner.evaluate)
-        evaluate_fn = symmetry_averaged(game, counting) if mirror else counting
+        evaluate_fn = _hidden(runner.evaluate) if name.startswith("via_evaluate") else runner.evaluate
+        evaluate_fn = symmetry_averaged(game, evaluate_fn) if mirror else evaluate_fn
+        calls_before = runner.num_calls
         player = MCTSPlayer(evaluate_fn, config, leaves_per_call=leaves_per_call if name.startswith("minibatch") else 1)
         time.sleep(SETTLE_SECONDS)  # the previous variant's spinning threads go idle, untimed
         start = clock()
         player.analyze(rules, state)
         elapsed = clock() - start
+        num_calls = runner.num_calls - calls_before
         rows = (2 if mirror else 1) * (leaves_per_call if name.startswith("minibatch") else 1)
         batch = np.ascontiguousarray(game.observation(np.asarray([state] * rows, dtype=np.int64)))
         start = clock()
-        for _ in range(counting.calls):
-            runner.session.run(list(OUTPUT_NAMES), {INPUT_NAME: batch})
-        return elapsed, clock() - start, counting.calls
+        for _ in range(num_calls):
+            getattr(runner, "session", evaluator.session).run(list(OUTPUT_NAMES), {INPUT_NAME: batch})
+        floor = clock() - start  # the free network: the real network's floor
+        if name in ("search", "search_mirror"):  # the same runs through the bound buffers
+            bound = evaluator.bind_buffers(rows)
+            bound.observations[:] = batch
+            start = clock()
+            for _ in range(num_calls):
+                bound.run()
+            bound_seconds[name] += clock() - start
+        return elapsed, floor, num_calls
 
     for name in variants:  # warm-up: compile the kernels, first session runs
         search(name, roots[0])
@@ -153,6 +205,8 @@ def bench(
         for state in roots:
             for name in variants:
                 elapsed, floor, count = search(name, state)
+                if name in spinning_variants:
+                    time.sleep(SETTLE_AFTER_SPINNING_SECONDS)  # untimed
                 seconds[name] += elapsed
                 floors[name] += floor
                 calls[name] += count
@@ -165,10 +219,14 @@ def bench(
             "over_floor": round(seconds[name] / floors[name], 3),
             "network_calls_per_search": round(calls[name] / searches, 1),
         }
+    for name, seconds_bound in bound_seconds.items():
+        report[name]["bound_runs_over_floor"] = round(seconds_bound / floors[name], 3)
     if sessions:
         best = min(seconds[f"threads_{text}"] for text in sessions)
         for text in sessions:
             report[f"threads_{text}"]["over_best"] = round(seconds[f"threads_{text}"] / best, 3)
+    report["search_over_via_evaluate"] = round(seconds["search"] / seconds["via_evaluate"], 3)
+    report["mirror_search_over_via_evaluate"] = round(seconds["search_mirror"] / seconds["via_evaluate_mirror"], 3)
     report["search_over_batched_loop"] = round(seconds["search"] / seconds["batched_loop"], 3)
     report["mirror_search_over_batched_loop"] = round(seconds["search_mirror"] / seconds["batched_loop_mirror"], 3)
     return report

@@ -188,11 +188,15 @@ def test_bench_puct_single_reports_each_variant_against_its_network_floor():
     )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)["connect4"]
-    variants = ["search", "search_mirror", "batched_loop", "batched_loop_mirror", "threads_1", "threads_0"]
+    variants = [
+        "search", "search_mirror", "via_evaluate", "via_evaluate_mirror", "batched_loop", "batched_loop_mirror",
+        "free_network", "free_network_mirror", "threads_1", "threads_0",
+    ]
     assert [name for name in report if isinstance(report[name], dict)] == variants
     # the first position is the start (no terminal leaf in 8 simulations): the root, 8 leaves and
-    # the player's own look at the position, whatever the path or runtime
+    # the player's own look at the position, whatever the path, runtime or network
     assert {report[name]["network_calls_per_search"] for name in variants} == {10.0}
+    assert {"bound_runs_over_floor"} <= set(report["search"]) and {"bound_runs_over_floor"} <= set(report["search_mirror"])
     assert min(report["threads_1"]["over_best"], report["threads_0"]["over_best"]) == 1.0
 
 

@@ -113,6 +113,9 @@ class ConnectFour(bb.BitboardGame):
     def compiled_rules(self) -> bb.CompiledRules:
         return bb.compiled_rules(_legal_one, _step_one)
 
+    def compiled_observation(self):
+        return _observation_one
+
     def observation(self, states: np.ndarray) -> np.ndarray:
         bb.check_batch(self, states)
         out = np.zeros((states.shape[0], 2, HEIGHT, WIDTH), dtype=np.float32)
@@ -197,3 +200,9 @@ class ConnectFour(bb.BitboardGame):
 _DRAWN_BITS = tuple(col * COLUMN_STRIDE + row for row in reversed(range(HEIGHT)) for col in range(WIDTH))
 
 _SYMMETRIES = np.array([np.arange(WIDTH), np.arange(WIDTH)[::-1]], dtype=np.int64)
+
+
+@njit(cache=True)
+def _observation_one(state, out):  # pragma: no cover - compiled
+    """``observation`` of one state ``[S]`` int64 into ``out`` ``[2, H, W]`` float32 (``Game.compiled_observation``)."""
+    bb.bit_planes_one(state, HEIGHT, WIDTH, COLUMN_STRIDE, False, out)
