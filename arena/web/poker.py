@@ -100,7 +100,7 @@ def solved_policy(game_name: str, iterations: int | None = None) -> SolvedPolicy
 
 @dataclass
 class PokerService(ModelService):
-    """What every session of one poker game shares: the game, the opponent's policy and the seed.
+    """What every session of one poker game shares: the game, the opponent's policy and its seed.
 
     Seats are one ``"human"`` and one ``"opponent"`` (the policy); there is no model, no search
     budget (``max_simulations`` 0) and no start position (each hand is a fresh deal).
