@@ -168,7 +168,7 @@ def _halving_actions(scores, visits, playable, wanted) -> np.ndarray:
 def _halving_actions_compiled(t, gumbel, logits, schedule, simulation, c_visit, c_scale, out):  # pragma: no cover - compiled
     """``_halving_actions(*_root_scores(...))`` without the solver, for all rows in one call, into
     ``out`` ``[B]`` int32: every float operation of ``completed_q_sigma`` and ``Tree.q_values`` in
-    numpy's order (sums in its pairwise order, ``mcts.single.pairwise_sum``), so the chosen actions
+    numpy's order (sums in its pairwise order, ``mcts.masking.pairwise_sum``), so the chosen actions
     are the same. ``t``: ``mcts.tree.TreeArrays``; ``gumbel``, ``logits``: ``[B, A]`` float64;
     ``schedule``: ``[B, n]`` int32, each row's Sequential Halving visit schedule
     (``_visit_table`` at its number of considered actions)."""
@@ -191,17 +191,17 @@ def _halving_actions_compiled(t, gumbel, logits, schedule, simulation, c_visit, 
                 if t.node_to_play[b, child] != root_player:
                     mean = -mean
                 q[a] = np.float64(np.float32(mean))  # Tree.q_values is float32
-        total_visits = pairwise_sum(n, num_actions)
+        total_visits = pairwise_sum(n, num_actions, 0.0)
         for a in range(num_actions):  # visited mass
             legal = t.children_legal[b, ROOT_INDEX, a]
             p = np.float64(t.root_raw_prior[b, a]) if legal else 0.0
             work[a] = max(p, tiny) if legal and n[a] > 0 else 0.0
-        visited_mass = pairwise_sum(work, num_actions)
+        visited_mass = pairwise_sum(work, num_actions, 0.0)
         for a in range(num_actions):
             legal = t.children_legal[b, ROOT_INDEX, a]
             p = np.float64(t.root_raw_prior[b, a]) if legal else 0.0
             work[a] = max(p, tiny) * q[a] if legal and n[a] > 0 else 0.0
-        weighted_q = pairwise_sum(work, num_actions) / visited_mass if visited_mass > 0 else 0.0
+        weighted_q = pairwise_sum(work, num_actions, 0.0) / visited_mass if visited_mass > 0 else 0.0
         mixed = (np.float64(t.node_raw_value[b, ROOT_INDEX]) + total_visits * weighted_q) / (total_visits + 1.0)
         low = np.inf
         high = -np.inf

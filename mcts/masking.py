@@ -23,12 +23,13 @@ MAX_ACTIONS = 128
 
 
 @njit(cache=True)
-def pairwise_sum(values, count):  # pragma: no cover - compiled
-    """``values[:count].sum()`` of a float64 vector, ``count <= MAX_ACTIONS``, in numpy's order
-    (one block of its pairwise summation: eight accumulators), so the result is the same float as
-    numpy's ``sum`` along a contiguous axis."""
+def pairwise_sum(values, count, zero):  # pragma: no cover - compiled
+    """``values[:count].sum()`` of a float64 or float32 vector, ``count <= MAX_ACTIONS``, in numpy's
+    order (one block of its pairwise summation: eight accumulators), so the result is the same float
+    as numpy's ``sum`` along a contiguous axis. ``zero``: ``0.0`` for a float64 vector,
+    ``np.float32(0.0)`` for float32 arithmetic (Numba compiles one version for each)."""
     if count < 8:
-        total = 0.0
+        total = zero
         for i in range(count):
             total += values[i]
         return total
@@ -68,7 +69,7 @@ def mask_prior_row(priors, legal, out, scratch):  # pragma: no cover - compiled
                 scratch[a] = p
             else:
                 bad_entry = True
-    total = pairwise_sum(scratch, num_actions)
+    total = pairwise_sum(scratch, num_actions, 0.0)
     degenerate = num_legal > 0 and (bad_entry or not math.isfinite(total) or total <= 0.0)
     for a in range(num_actions):
         if not legal[a]:

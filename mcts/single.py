@@ -48,7 +48,7 @@ from numba import njit
 from games.base import CompiledRules, Game
 from mcts.evaluators import bound_network, takes_states
 from mcts.kernels import CHANCE_NONE, expand_and_backup, select_leaves
-from mcts.masking import MAX_ACTIONS, mask_prior_row  # MAX_ACTIONS: mcts.search's bound too
+from mcts.masking import MAX_ACTIONS, mask_prior_row, pairwise_sum  # MAX_ACTIONS: mcts.search's bound too
 
 _KERNELS: dict[CompiledRules, object] = {}
 _NETWORK_KERNELS: dict[tuple[CompiledRules, object], object] = {}
@@ -254,35 +254,6 @@ _EXP_CALLBACK = _guarded(_exp_active_leaf)
 
 
 @njit(cache=True)
-def pairwise_sum_float32(values, count):  # pragma: no cover - compiled
-    """``values[:count].sum()`` of a float32 vector, ``count <= MAX_ACTIONS``, in numpy's order and
-    float32 arithmetic (``mcts.masking.pairwise_sum``'s order: eight accumulators from 8 entries)."""
-    if count < 8:
-        total = np.float32(0.0)
-        for i in range(count):
-            total += values[i]
-        return total
-    r0, r1, r2, r3 = values[0], values[1], values[2], values[3]
-    r4, r5, r6, r7 = values[4], values[5], values[6], values[7]
-    i = 8
-    while i < count - (count % 8):
-        r0 += values[i]
-        r1 += values[i + 1]
-        r2 += values[i + 2]
-        r3 += values[i + 3]
-        r4 += values[i + 4]
-        r5 += values[i + 5]
-        r6 += values[i + 6]
-        r7 += values[i + 7]
-        i += 8
-    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < count:
-        total += values[i]
-        i += 1
-    return total
-
-
-@njit(cache=True)
 def shift_legal_logits(logits, legal, shifted):  # pragma: no cover - compiled
     """Row by row, the legal logits minus the row's largest legal logit, illegal entries ``-inf``
     (``networks.policy_numpy``'s ``_shifted``: float32, a NaN legal logit makes the maximum NaN);
@@ -311,7 +282,7 @@ def normalise_weights(weights, probabilities):  # pragma: no cover - compiled
     by row, into ``probabilities`` (``[G, A]`` float32)."""
     num_actions = weights.shape[1]
     for g in range(weights.shape[0]):
-        total = pairwise_sum_float32(weights[g], num_actions)
+        total = pairwise_sum(weights[g], num_actions, np.float32(0.0))
         for a in range(num_actions):
             probabilities[g, a] = weights[g, a] / total
 

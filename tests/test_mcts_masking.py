@@ -21,7 +21,9 @@ def test_pairwise_sum_is_numpys_sum_to_the_last_bit(count):
     rng = np.random.default_rng(count)
     for _ in range(200):
         values = rng.random(count) * 10.0 ** rng.uniform(-6, 6, size=count)
-        assert pairwise_sum(values, count) == values.sum()
+        assert pairwise_sum(values, count, 0.0) == values.sum()
+        single = values.astype(np.float32)
+        assert pairwise_sum(single, count, np.float32(0.0)) == single.sum()
 
 
 @settings(max_examples=200, deadline=None)
