@@ -1,9 +1,10 @@
 """A game as text for a person: move strings replayed into states, and plain words for them.
 
-Shared by the terminal ``play`` and its engine protocol (``frontends/play_cli.py``) and the web page
-(``frontends/web``): replaying a game's events (decisions and chance outcomes) from the start, the
-one length check of a position's move string, the players' symbols, who leads, how a game ended,
-and text written to a terminal that may not encode every character.
+Shared by the terminal ``play`` (``frontends/play_cli.py``), its engine protocol
+(``frontends/engine.py``) and the web page (``frontends/web``): replaying a game's events
+(decisions and chance outcomes) from the start, the one length check of a position's move string,
+the players' symbols, who leads, how a game ended, and text written to a terminal that may not
+encode every character.
 """
 
 from __future__ import annotations
