@@ -16,6 +16,6 @@ Modules:
 * ``arena.accuracy``: mistake rates against perfect play (``player_mistake_rates``,
   ``network_mistake_rates``).
 * ``arena.gating``: training's gating (candidate against best on the batched driver).
-* ``arena.cli`` (``arena``) and ``arena.play_cli`` (``play``, including the engine protocol of
-  ``docs/engine_protocol.md``).
+
+The commands that use these (``arena``, ``play``, ``cfr``, the web page) live in ``frontends/``.
 """

@@ -50,7 +50,7 @@ MARKS, DISCS = "mark", "disc"
 
 @dataclass(frozen=True)
 class BoardView:
-    """One position drawn as a grid of cells, for the web page (``arena/web``).
+    """One position drawn as a grid of cells, for the web page (``frontends/web``).
 
     Attributes:
         rows, columns: size of the grid in cells; row 0 is the top row as drawn.

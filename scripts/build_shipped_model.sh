@@ -35,13 +35,13 @@ nice -n 5 "$python" -m trainer.cli "game=$game" "run.max_minutes=$minutes" run.l
     "hydra.run.dir=$run_dir" "$@"
 rm -rf "$out"
 "$python" -m networks.export_cli "$run_dir/best/model.pt" "$out" --game "$game"
-if nice -n 5 "$python" -m arena.cli accuracy "mcts:model=$out,sims=200" --game "$game" --json \
+if nice -n 5 "$python" -m frontends.arena_cli accuracy "mcts:model=$out,sims=200" --game "$game" --json \
         > "$run_dir/accuracy.json" 2> "$run_dir/accuracy.err"; then
     accuracy=$(cat "$run_dir/accuracy.json")
 else
     accuracy="not measured: $(tr '\n' ' ' < "$run_dir/accuracy.err")"
 fi
-if nice -n 5 "$python" -m arena.cli accuracy "policy:model=$out" --game "$game" --json \
+if nice -n 5 "$python" -m frontends.arena_cli accuracy "policy:model=$out" --game "$game" --json \
         > "$run_dir/policy_accuracy.json" 2>/dev/null; then
     policy_accuracy=$(cat "$run_dir/policy_accuracy.json")
 else

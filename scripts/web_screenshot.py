@@ -9,7 +9,7 @@ Usage::
 Starts ``play --web`` on a free port of 127.0.0.1, clicks each move of ``--moves`` as the human
 (waiting for the model's reply after each), optionally asks for a hint, saves a PNG and prints one
 JSON object (the file, the moves on the board, the status line). Needs Selenium and Chromium
-(``arena/web/browser.py``).
+(``frontends/web/browser.py``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from urllib.request import urlopen
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.web.browser import start_chromium, start_server, stop_chromium, stop_server
+from frontends.web.browser import start_chromium, start_server, stop_chromium, stop_server
 
 
 def split_moves(text: str, notation: list[str]) -> list[str]:

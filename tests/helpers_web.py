@@ -1,4 +1,4 @@
-"""Requests to the ``play --web`` JSON API (arena/web/app.py) through a FastAPI ``TestClient``,
+"""Requests to the ``play --web`` JSON API (frontends/web/app.py) through a FastAPI ``TestClient``,
 checked for the status the API documents (docs/web.md)."""
 
 from __future__ import annotations

@@ -18,9 +18,9 @@ from arena.accuracy import (
     network_mistake_rates,
     player_mistake_rates,
 )
-from arena.cli import main
 from arena.players import MCTSPlayer, RandomPlayer, SolverPlayer
 from arena.positions.connect4 import PositionSet, parse_position_lines
+from frontends.arena_cli import main
 from mcts import PUCTConfig, uniform_evaluator
 
 # A fixed labelled set: random games to plies 20-33, every column scored by the solver

@@ -148,7 +148,7 @@ def model_dir(registered, tmp_path) -> Path:
 
 
 def test_arena_plays_the_new_game(model_dir, capsys, tmp_path):
-    from arena.cli import main
+    from frontends.arena_cli import main
 
     out = tmp_path / "games.json"
     assert main(["solver", "random", "--game", NAME, "--games", "4", "--json", "--out", str(out)]) == 0
@@ -175,7 +175,7 @@ def test_arena_plays_the_new_game(model_dir, capsys, tmp_path):
 
 
 def test_play_plays_the_new_game(model_dir):
-    from arena.play_cli import main
+    from frontends.play_cli import main
 
     out = io.StringIO()
     lines = "1\n2\n3\n4\n" * 4  # try every column in turn: full ones re-prompt, so the game ends
@@ -256,7 +256,7 @@ def test_train_runs_the_new_game(tmp_path, registered, capsys):
     sidecar = json.loads((run_dir / "best" / "model.json").read_text())
     assert sidecar["game"]["name"] == NAME and sidecar["observation_shape"] == [2, 4, 4]
 
-    from arena.cli import main
+    from frontends.arena_cli import main
 
     assert main([f"mcts:model={run_dir / 'best'},sims=8", "solver", "--games", "2", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

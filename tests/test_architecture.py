@@ -6,6 +6,9 @@
   imports from its own package's ``__init__``, which imports it back, is a circle.
 * Arrows point downward: ``games`` imports nothing of the product above it, ``search`` and
   ``mcts`` nothing but ``games``, and ``arena`` never ``selfplay`` or ``trainer``.
+* The front ends sit on top: ``frontends`` may import every other package and no product package
+  imports ``frontends``; ``arena`` holds no command line (no ``argparse``, no ``main`` function, no
+  ``if __name__ == "__main__"``) and no web code (no FastAPI, Starlette, uvicorn or pydantic).
 * Imports sit at the top of a module. A function-local import is kept only where it brings an
   optional or heavy dependency (``OPTIONAL_DEPENDENCIES``: directly, or through a product module
   that imports one at its top, as ``networks.evaluator`` brings torch) that importing the module
@@ -22,7 +25,7 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 #: the product packages, lowest first
-PRODUCT_PACKAGES = ("games", "search", "mcts", "networks", "selfplay", "trainer", "arena")
+PRODUCT_PACKAGES = ("games", "search", "mcts", "networks", "selfplay", "trainer", "arena", "frontends")
 #: what each package may import of the product besides itself (the rest are upward arrows)
 ALLOWED_ARROWS = {
     "games": set(),
@@ -31,6 +34,15 @@ ALLOWED_ARROWS = {
 }
 #: packages each package must never import
 FORBIDDEN_ARROWS = {"arena": {"selfplay", "trainer"}}
+#: the top package: it may import every other one, and none imports it
+FRONT_ENDS = "frontends"
+#: modules that parse a command line
+COMMAND_LINE_LIBRARIES = frozenset({"argparse"})
+#: modules that serve or describe a web API: only ``frontends`` imports them
+WEB_LIBRARIES = frozenset({"fastapi", "pydantic", "starlette", "uvicorn"})
+#: packages with no command line at all (``games``, ``networks`` and ``trainer`` keep their own
+#: commands: ``solve``, ``export-model``, ``train``, ``train-report``)
+WITHOUT_COMMAND_LINE = ("arena",)
 #: third-party packages a function may import where it needs them: heavy to import (torch, Ray,
 #: ONNX Runtime, the web server, Hydra, SciPy, rich) or not installed everywhere (OpenSpiel,
 #: Selenium, matplotlib)
@@ -177,6 +189,43 @@ def local_imports(modules: dict[str, Path]) -> list[tuple[str, int, str]]:
     return sorted(set(found))
 
 
+def _is_main_guard(test: ast.expr) -> bool:
+    """Whether ``test`` is ``__name__ == "__main__"`` (either way round)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = {ast.dump(test.left), ast.dump(test.comparators[0])}
+    return sides == {ast.dump(ast.Name(id="__name__", ctx=ast.Load())), ast.dump(ast.Constant(value="__main__"))}
+
+
+def library_imports(modules: dict[str, Path], libraries: frozenset[str]) -> list[tuple[str, int, str]]:
+    """``(module, line, name)`` for each absolute import of one of ``libraries`` (a top-level name)
+    in ``modules``, inside functions too."""
+    found = []
+    for module, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            else:
+                continue
+            found += [(module, node.lineno, name) for name in names if name.split(".")[0] in libraries]
+    return sorted(found)
+
+
+def entry_points(modules: dict[str, Path]) -> list[tuple[str, int, str]]:
+    """``(module, line, what)`` for each way ``modules`` run as a program: a module-level function
+    named ``main`` (``"defines main"``), an ``if __name__ == "__main__":`` block (``"runs as a script"``)."""
+    found = []
+    for module, path in modules.items():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "main":
+                found.append((module, node.lineno, "defines main"))
+            elif isinstance(node, ast.If) and _is_main_guard(node.test):
+                found.append((module, node.lineno, "runs as a script"))
+    return sorted(found)
+
+
 @pytest.fixture(scope="module")
 def graph():
     return import_graph(product_modules())
@@ -254,6 +303,38 @@ def test_relative_imports_resolve_to_their_modules(tmp_path):
     assert graph["arena.web.app"] == {"arena.results", "arena.web", "arena.web.sessions"}
 
 
+def test_command_lines_web_code_and_imports_of_the_front_ends_are_found(tmp_path):
+    modules = _write(tmp_path, {
+        "arena/__init__.py": "",
+        "arena/cli.py": "import argparse\n\n\ndef main():\n    from fastapi import FastAPI\n",
+        "arena/match.py": "def play():\n    pass\n\n\nif '__main__' == __name__:\n    play()\n",
+        "arena/web.py": "import starlette.responses\nfrom pydantic import BaseModel\n",
+        "arena/elo.py": "import math\n\n\ndef main_line():\n    def main():\n        pass\n",
+        "trainer/__init__.py": "",
+        "trainer/loop.py": "def report():\n    from frontends.web import app\n",
+        "frontends/__init__.py": "",
+        "frontends/web/__init__.py": "",
+        "frontends/web/app.py": "from arena import match\n",
+    })
+    assert library_imports(modules, COMMAND_LINE_LIBRARIES | WEB_LIBRARIES) == [
+        ("arena.cli", 1, "argparse"),
+        ("arena.cli", 5, "fastapi"),
+        ("arena.web", 1, "starlette.responses"),
+        ("arena.web", 2, "pydantic"),
+    ]
+    assert library_imports(modules, WEB_LIBRARIES) == [
+        ("arena.cli", 5, "fastapi"), ("arena.web", 1, "starlette.responses"), ("arena.web", 2, "pydantic"),
+    ]
+    assert entry_points(modules) == [("arena.cli", 4, "defines main"), ("arena.match", 5, "runs as a script")]
+    graph = import_graph(modules)
+    assert _imports_of(graph, "trainer", lambda target: target == FRONT_ENDS) == [
+        "trainer.loop -> frontends.web", "trainer.loop -> frontends.web.app",
+    ]
+    assert _imports_of(graph, "frontends", lambda target: target != FRONT_ENDS) == [
+        "frontends.web.app -> arena", "frontends.web.app -> arena.match",
+    ]
+
+
 # ---------------------------------------------------------------------------- the product
 def test_no_import_circle_among_product_modules(graph):
     assert circles(graph) == []
@@ -261,7 +342,8 @@ def test_no_import_circle_among_product_modules(graph):
 
 def test_every_product_package_is_scanned(graph):
     assert {module.split(".")[0] for module in graph} == set(PRODUCT_PACKAGES)
-    assert {"games.base", "mcts.kernels", "arena.positions.pons", "trainer.loop"} <= set(graph)
+    sample = {"games.base", "mcts.kernels", "arena.positions.pons", "trainer.loop", "frontends.web.app"}
+    assert sample <= set(graph)
 
 
 def _imports_of(graph, package: str, chosen) -> list[str]:
@@ -319,3 +401,34 @@ def test_each_function_local_import_says_which_dependency_it_defers():
             silent.append(f"{module}:{line} ({', '.join(sorted(brings))})")
     assert silent == []
 
+
+@pytest.mark.parametrize("package", [package for package in PRODUCT_PACKAGES if package != FRONT_ENDS])
+def test_no_product_package_imports_the_front_ends(graph, package):
+    assert _imports_of(graph, package, lambda target: target == FRONT_ENDS) == []
+
+
+@pytest.mark.parametrize("package", WITHOUT_COMMAND_LINE)
+def test_arena_holds_no_command_line_and_no_web_code(package):
+    modules = {name: path for name, path in product_modules().items() if name.split(".")[0] == package}
+    assert library_imports(modules, COMMAND_LINE_LIBRARIES | WEB_LIBRARIES) == []
+    assert entry_points(modules) == []
+
+
+def test_only_the_front_ends_import_web_libraries():
+    outside = {name: path for name, path in product_modules().items() if name.split(".")[0] != FRONT_ENDS}
+    assert library_imports(outside, WEB_LIBRARIES) == []
+
+
+def test_the_commands_and_the_web_app_are_front_ends():
+    """The scans find the front ends where they live: each command's parser and ``main``, and the
+    web app's FastAPI, pydantic and uvicorn imports."""
+    modules = {name: path for name, path in product_modules().items() if name.split(".")[0] == FRONT_ENDS}
+    libraries = COMMAND_LINE_LIBRARIES | WEB_LIBRARIES
+    imported = {(module, name.split(".")[0]) for module, _, name in library_imports(modules, libraries)}
+    runnable = {(module, what) for module, _, what in entry_points(modules)}
+    for module in ("frontends.arena_cli", "frontends.play_cli", "frontends.cfr_cli", "frontends.poker_play",
+                   "frontends.policy_compare_cli"):
+        assert (module, "argparse") in imported
+        assert (module, "defines main") in runnable
+    assert {("frontends.web.app", "fastapi"), ("frontends.web.app", "pydantic"),
+            ("frontends.web.server", "uvicorn")} <= imported

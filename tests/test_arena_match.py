@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import games
-from arena.cli import main
 from arena.match import run_ladder, run_match
 from arena.players import RandomPlayer, SolverPlayer
+from frontends.arena_cli import main
 from games.base import NO_WINNER
 
 #: a Connect Four position at ply 16 that is a draw under perfect play and solves in milliseconds
@@ -230,7 +230,7 @@ def test_arena_cli_rejects_bad_levels_before_playing(capsys):
 
 
 def test_arena_takes_the_game_from_the_model(tmp_path):
-    from arena.cli import _game_of_models
+    from frontends.arena_cli import _game_of_models
     from networks import build_network
     from networks.config import NetworkConfig
     from networks.export import export_model

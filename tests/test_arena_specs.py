@@ -239,7 +239,7 @@ def test_model_players_from_a_weights_file(tictactoe, tmp_path):
 def test_arena_command_with_model_players(tictactoe_model, capsys):
     import json
 
-    from arena.cli import main
+    from frontends.arena_cli import main
 
     spec = f"mcts:model={tictactoe_model},sims=8"
     assert (
@@ -254,8 +254,8 @@ def test_arena_accuracy_of_a_model_uses_the_batched_search(tictactoe, tictactoe_
     import json
 
     from arena.accuracy import labelled_sets, network_mistake_rates
-    from arena.cli import main
     from arena.specs import load_model_evaluator
+    from frontends.arena_cli import main
     from mcts import PUCTConfig
 
     spec = f"mcts:model={tictactoe_model},sims=6"

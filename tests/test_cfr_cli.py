@@ -12,9 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arena import cfr_cli, play_cli
-from arena import cli as arena_cli
 from arena.tabular_policy import load_policy, policy_from_json
+from frontends import arena_cli, cfr_cli, play_cli
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -106,7 +105,7 @@ def test_cfr_bad_out_and_choices(tmp_path, capsys):
 
 def test_cfr_command_line_has_no_traceback(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "arena.cfr_cli", "--game", "leduc", "--algorithm", "mccfr", "--iterations", "x",
+        [sys.executable, "-m", "frontends.cfr_cli", "--game", "leduc", "--algorithm", "mccfr", "--iterations", "x",
          "--out", str(tmp_path / "x.json")],
         check=False, cwd=REPO_ROOT, capture_output=True, text=True, timeout=120,
     )

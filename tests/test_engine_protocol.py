@@ -16,8 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import games
-from arena.game_text import move_text_limit, result_text, state_after
-from arena.play_cli import Engine, main
+from frontends.engine import Engine
+from frontends.game_text import move_text_limit, result_text, state_after
+from frontends.play_cli import main
 from mcts import uniform_evaluator
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -252,7 +253,7 @@ def test_binary_garbage_through_the_real_command(model_dir):
     )
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT), LANG="C", LC_ALL="C", PYTHONIOENCODING="")
     completed = subprocess.run(
-        [sys.executable, "-m", "arena.play_cli", "--engine", "--model", str(model_dir), "--sims", "8"],
+        [sys.executable, "-m", "frontends.play_cli", "--engine", "--model", str(model_dir), "--sims", "8"],
         input=data,
         check=False,
         cwd=REPO_ROOT,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import main as arena_main
+from frontends.arena_cli import main as arena_main
 from games.solve_cli import main as solve_main
 from games.solve_cli import without_trailing_blank_lines
 from trainer import status as status_module

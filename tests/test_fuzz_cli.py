@@ -1,5 +1,5 @@
 """Fuzzing the line-based commands : ``solve`` (games/connect4/solve_cli.py) and the
-``play --engine`` protocol (arena/play_cli.py, docs/engine_protocol.md) with hypothesis-generated
+``play --engine`` protocol (frontends/play_cli.py, docs/engine_protocol.md) with hypothesis-generated
 input. Neither may raise: ``solve`` answers every line, on stdout (``POSITION SCORE``) or as
 ``line N: ...`` on stderr, and carries on; the engine answers every command but an accepted
 ``position`` and ``quit`` with exactly one line (``error: ...`` for a bad one) and carries on.
@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import games
-from arena.play_cli import Engine
+from frontends.engine import Engine
 from games.connect4 import solve_cli
 from games.connect4.solver import parse_moves
 from mcts.evaluators import uniform_evaluator

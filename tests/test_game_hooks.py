@@ -19,8 +19,8 @@ from search.alphabeta import default_evaluate_fn, default_key_fn, static_action_
 from search.minimax import Minimax, zero_evaluate
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-#: the library folders: only games/ may know a game by its name
-LIBRARY_FOLDERS = ("arena", "search", "mcts", "networks", "selfplay", "trainer")
+#: the folders above games/ (the library and its front ends): only games/ may know a game by its name
+LIBRARY_FOLDERS = ("arena", "search", "mcts", "networks", "selfplay", "trainer", "frontends")
 
 
 def _name_switches(text: str, names: list[str]) -> list[str]:

@@ -166,7 +166,7 @@ def test_parse_action_words():
 
 
 def test_what_a_player_sees_cards_chips_and_action_words():
-    """The hooks the web page's hand view reads (arena/web/poker.py): private and public cards,
+    """The hooks the web page's hand view reads (frontends/web/poker.py): private and public cards,
     the chips each player has put in, and the poker word of each action where it is taken."""
     kuhn = games.make("kuhn")
     assert [kuhn.private_card((2,), 0), kuhn.private_card((2,), 1), kuhn.private_card((2, 1), 1)] == [2, None, 1]

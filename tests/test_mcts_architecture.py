@@ -11,9 +11,9 @@ import mcts
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 #: the packages that run searches and must not ask which one
-CALLER_PACKAGES = ("selfplay", "arena", "trainer")
+CALLER_PACKAGES = ("selfplay", "arena", "trainer", "frontends")
 #: the product packages whose functions are counted
-PRODUCT_PACKAGES = ("games", "search", "mcts", "networks", "selfplay", "trainer", "arena")
+PRODUCT_PACKAGES = ("games", "search", "mcts", "networks", "selfplay", "trainer", "arena", "frontends")
 #: most parameters of a Python function, and of a Numba-compiled kernel
 MAX_PARAMETERS = 12
 MAX_KERNEL_PARAMETERS = 8

@@ -81,8 +81,8 @@ def test_train_picks_a_registered_search_by_name_for_its_self_play_actors(last_l
 
 
 def test_arena_picks_a_registered_search_by_name(last_legal, tmp_path):
-    from arena.cli import main
     from arena.specs import build_player, parse_spec
+    from frontends.arena_cli import main
 
     model = export_tiny_mlp("tictactoe", tmp_path / "best")
     spec = f"mcts:model={model},search={last_legal},sims=2"
@@ -189,7 +189,7 @@ def test_gating_matches_play_the_gumbel_search():
 
 
 def test_the_arena_command_plays_a_gumbel_model(tmp_path):
-    from arena.cli import main
+    from frontends.arena_cli import main
 
     model = export_tiny_mlp("tictactoe", tmp_path / "best")
     out = tmp_path / "match.json"

@@ -136,8 +136,8 @@ def test_a_tiny_openspiel_run_exports_a_model_that_play_and_arena_load(tmp_path)
     best = run_dir / "best"
     assert json.loads((best / "model.json").read_text())["game"]["name"] == "openspiel:breakthrough(rows=5,columns=5)"
 
-    from arena.cli import main as arena_main
-    from arena.play_cli import main as play_main
+    from frontends.arena_cli import main as arena_main
+    from frontends.play_cli import main as play_main
 
     out = io.StringIO()
     assert play_main(["--model", str(best), "--sims", "4", "--opponent", "random"], stdin=io.StringIO(""), stdout=out) == 0
@@ -148,7 +148,7 @@ def test_a_tiny_openspiel_run_exports_a_model_that_play_and_arena_load(tmp_path)
     assert game.terminal(game.states_from_moves([moves]))[0]
 
     arena_out = subprocess.run(
-        [sys.executable, "-m", "arena.cli", f"mcts:model={best},sims=4", "random", "--games", "2", "--json"],
+        [sys.executable, "-m", "frontends.arena_cli", f"mcts:model={best},sims=4", "random", "--games", "2", "--json"],
         capture_output=True, text=True, timeout=600, cwd=REPO_ROOT, check=False,
     )
     assert arena_out.returncode == 0, arena_out.stderr[-2000:]

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import games
-from arena.cli import every_position_sets
-from arena.cli import main as arena_main
+from frontends.arena_cli import every_position_sets
+from frontends.arena_cli import main as arena_main
 from trainer.cli import class_game_overrides
 
 TESTS = Path(__file__).resolve().parent
@@ -103,10 +103,10 @@ def test_the_outside_game_trains_plays_and_is_measured_by_name(tmp_path):
     assert "run finished (max_steps): 20 steps" in trained.stdout
     sidecar = json.loads((run_dir / "best" / "model.json").read_text())
     assert sidecar["game"]["name"] == SPEC and sidecar["num_actions"] == 3
-    played = run("-m", "arena.play_cli", "--model", str(run_dir), "--engine", stdin="position 1212\nisready\ngo\nquit\n")
+    played = run("-m", "frontends.play_cli", "--model", str(run_dir), "--engine", stdin="position 1212\nisready\ngo\nquit\n")
     lines = played.stdout.splitlines()
     assert lines[0] == "readyok" and lines[1] in ("bestmove 1", "bestmove 2", "bestmove 3")
-    measured = run("-m", "arena.cli", "accuracy", f"policy:model={run_dir}", "--json")
+    measured = run("-m", "frontends.arena_cli", "accuracy", f"policy:model={run_dir}", "--json")
     result = json.loads(measured.stdout)
     assert result["game"] == SPEC and result["sets"]["all"]["positions"] == POSITIONS
     assert 0 <= result["sets"]["all"]["mistakes"] <= POSITIONS

@@ -11,9 +11,9 @@ import pytest
 
 import games
 from arena.accuracy import expected_random_mistake_rate, mistake_rate
-from arena.cli import main
 from arena.positions import position_sets
 from arena.positions.labelled import LabelledSet
+from frontends.arena_cli import main
 
 
 def test_sets_are_labelled_by_the_solver():

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import games
-from arena.play_cli import HumanSession, main
 from arena.players import MCTSPlayer
+from frontends.play_cli import HumanSession, main
 from mcts import PUCTConfig, uniform_evaluator
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -140,7 +140,7 @@ def test_usage_errors(model_dir, tmp_path, capsys):
 def test_a_game_imports_neither_trainer_nor_torch(model_dir):
     script = (
         "import io, sys\n"
-        "from arena.play_cli import main\n"
+        "from frontends.play_cli import main\n"
         "out = io.StringIO()\n"
         f"status = main(['--model', {str(model_dir)!r}, '--sims', '8'], stdin=io.StringIO('1\\n2\\n3\\n4\\n5\\n6\\n7\\n8\\n9\\n'), stdout=out)\n"
         "assert status == 0 and 'result: ' in out.getvalue(), out.getvalue()\n"

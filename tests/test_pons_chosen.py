@@ -14,12 +14,12 @@ import pytest
 
 import games
 from arena.accuracy import chosen_move_rate, labelled_sets, mistake_rate, player_actions
-from arena.cli import main
 from arena.players import AlphaBetaPlayer
 from arena.positions import pons, position_sets
 from arena.positions.connect4 import load_position_set
 from arena.positions.labelled import mistake_mask
 from arena.positions.pons_chosen import UNKNOWN, chosen_move_mistakes, load_mistakes
+from frontends.arena_cli import main
 from games.connect4.solver import Solver
 
 SET = "pons-begin-hard"

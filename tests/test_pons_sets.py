@@ -9,10 +9,10 @@ import pytest
 
 import games
 from arena.accuracy import labelled_sets, player_mistake_rates
-from arena.cli import main
 from arena.players import SolverPlayer
 from arena.positions import ConnectFourSets, pons, position_sets
 from arena.positions.connect4 import load_position_set
+from frontends.arena_cli import main
 from games.connect4.solver import Solver
 
 #: the sets cheap enough to label in a test (first lines; seconds per position at most)

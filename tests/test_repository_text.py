@@ -111,7 +111,8 @@ def test_relative_links_of_the_docs_resolve():
 
 def test_references_to_docs_in_configs_scripts_and_code_resolve():
     problems = []
-    for folder in ("configs", "games", "search", "mcts", "networks", "selfplay", "trainer", "arena", "scripts", "tests"):
+    for folder in ("configs", "games", "search", "mcts", "networks", "selfplay", "trainer", "arena", "frontends", "scripts",
+                   "tests"):
         for path in sorted((REPO_ROOT / folder).rglob("*")):
             if path.suffix in (".yaml", ".py") and ".venv" not in path.parts:
                 for page, anchor in DOCS_REFERENCE.findall(path.read_text(encoding="utf-8")):

@@ -11,11 +11,11 @@ import pytest
 from helpers_models import export_tiny_mlp
 
 import games
-from games.connect4 import solver
-from arena.cli import main as arena_main
-from arena.game_text import state_after
-from arena.play_cli import main as play_main
 from arena.specs import build_player
+from frontends.arena_cli import main as arena_main
+from frontends.game_text import state_after
+from frontends.play_cli import main as play_main
+from games.connect4 import solver
 from networks.loading import load_evaluator, resolve_model
 from networks.shipped import SHIPPED_DIR, shipped_names, shipped_path
 
@@ -104,7 +104,7 @@ def test_play_help_lists_the_shipped_models_and_the_poker_mode(capsys, monkeypat
 def test_play_web_serves_the_shipped_model_by_name():
     import urllib.request
 
-    from arena.web.browser import start_server, stop_server
+    from frontends.web.browser import start_server, stop_server
 
     server, url = start_server("tictactoe", "--sims", "8")
     try:

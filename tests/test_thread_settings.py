@@ -7,8 +7,8 @@ import pytest
 from helpers_models import export_tiny_mlp
 
 import games
-from arena.play_cli import main as play_main
 from arena.specs import load_model_evaluator
+from frontends.play_cli import main as play_main
 from networks import build_network
 from networks.config import NetworkConfig
 from networks.export import onnx_runtime_evaluator

@@ -53,8 +53,8 @@ def test_tiny_pig_run_trains_gates_measures_and_exports(pig_run):
 
 
 def test_exported_pig_model_plays_in_arena_and_play(pig_run, capsys):
-    from arena.cli import main as arena_main
-    from arena.play_cli import main as play_main
+    from frontends.arena_cli import main as arena_main
+    from frontends.play_cli import main as play_main
 
     best = pig_run / "best"
     for spec in (f"mcts:model={best},sims=8", f"mcts:model={best},sims=8,chance=sampling", f"policy:model={best}"):

@@ -94,7 +94,7 @@ def test_train_report_command(tmp_path, capsys):
 def test_the_report_pictures_render_in_chromium(tmp_path):
     from test_web_browser import _browser_or_skip
 
-    from arena.web.browser import start_chromium, stop_chromium
+    from frontends.web.browser import start_chromium, stop_chromium
 
     _browser_or_skip()
     path = write_report(_fake_run(tmp_path / "run"))

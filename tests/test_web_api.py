@@ -1,4 +1,4 @@
-"""The JSON API of ``play --web`` (arena/web/app.py) through FastAPI's test client: moves and the
+"""The JSON API of ``play --web`` (frontends/web/app.py) through FastAPI's test client: moves and the
 model's replies, every kind of bad request (answered 4xx, the game unchanged), undo, finished
 games, an opponent, several sessions at once and a search that does not block other requests."""
 
@@ -16,11 +16,12 @@ from helpers_positions import finished_games_with_a_pass
 from helpers_web import get, new_session, post
 
 import games
-from arena.game_text import result_text
-from arena.play_cli import load_model, main
+from arena.model_player import load_model
 from arena.specs import build_player
-from arena.web.app import create_app
-from arena.web.sessions import HUMAN, MODEL, OPPONENT, ModelService, RequestError
+from frontends.game_text import result_text
+from frontends.play_cli import main
+from frontends.web.app import create_app
+from frontends.web.sessions import HUMAN, MODEL, OPPONENT, ModelService, RequestError
 from mcts import uniform_evaluator
 
 SIMS = 16
@@ -421,7 +422,7 @@ def test_a_stopping_server_ends_the_model_search_and_leaves_the_game():
 
 
 def test_loopback_addresses_and_a_free_port():
-    from arena.web.server import bind, is_loopback
+    from frontends.web.server import bind, is_loopback
 
     assert all(is_loopback(host) for host in ("localhost", "127.0.0.1", "127.8.0.1", "::1"))
     assert not any(is_loopback(host) for host in ("0.0.0.0", "192.168.1.2", "example.org"))

@@ -18,8 +18,15 @@ import pytest
 from helpers_models import export_tiny_mlp
 
 import games
-from arena.game_text import result_text
-from arena.web.browser import PHONE, find_chromium, start_chromium, start_server, stop_chromium, stop_server
+from frontends.game_text import result_text
+from frontends.web.browser import (
+    PHONE,
+    find_chromium,
+    start_chromium,
+    start_server,
+    stop_chromium,
+    stop_server,
+)
 from search.alphabeta import alphabeta
 
 REQUIRED = os.environ.get("TABULA_RASA_BROWSER_TEST") == "required"
@@ -106,7 +113,7 @@ def _play_the_lowest_open_column_to_the_end(wait, driver) -> None:
 
 def _check_the_announced_end(driver, game) -> str:
     """Asserts that the page's moves finish ``game``, that the status names the winner and the
-    result (``arena.game_text.result_text``) with ``data-result`` X, O or draw, and that no move
+    result (``frontends.game_text.result_text``) with ``data-result`` X, O or draw, and that no move
     is offered; returns the move string."""
     from selenium.webdriver.common.by import By
 

@@ -1,4 +1,4 @@
-"""The game picker of ``play --web`` (arena/web/catalogue.py, arena/web/opponents.py) through
+"""The game picker of ``play --web`` (frontends/web/catalogue.py, frontends/web/opponents.py) through
 FastAPI's test client: the list of games and opponents for a given set of models, sessions
 created and restarted with a game and an opponent spec, the opponents' moves checked against
 alpha-beta (search/alphabeta.py) and the exact solvers, and the 400 answers for an unknown game or
@@ -14,13 +14,13 @@ from helpers_models import export_tiny_mlp
 from helpers_web import new_session, post
 
 import games
-from arena.game_text import state_after
-from arena.play_cli import _parser
 from arena.specs import build_player
-from arena.web.app import create_app
-from arena.web.catalogue import WebOptions, build_catalogue, served_models
-from arena.web.opponents import OpponentChoice, check_opponent
-from arena.web.sessions import HUMAN, MODEL, OPPONENT
+from frontends.game_text import state_after
+from frontends.play_cli import _parser
+from frontends.web.app import create_app
+from frontends.web.catalogue import WebOptions, build_catalogue, served_models
+from frontends.web.opponents import OpponentChoice, check_opponent
+from frontends.web.sessions import HUMAN, MODEL, OPPONENT
 from networks.shipped import shipped_names
 from search.alphabeta import alphabeta
 

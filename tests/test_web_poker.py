@@ -1,4 +1,4 @@
-"""Poker in the ``play --web`` page (arena/web/poker.py) through FastAPI's test client: Kuhn poker
+"""Poker in the ``play --web`` page (frontends/web/poker.py) through FastAPI's test client: Kuhn poker
 and Leduc hold'em against the CFR+ policy, dealt by the server from the session's seeded generator,
 with the opponent's card kept out of every answer until the hand is over."""
 
@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import games
-from arena.web.app import create_app
-from arena.web.poker import (
+from frontends.web.app import create_app
+from frontends.web.poker import (
     OPPONENT_SPEC,
     POLICY_ITERATIONS,
     PokerService,
@@ -21,7 +21,7 @@ from arena.web.poker import (
     hand_view,
     solved_policy,
 )
-from arena.web.sessions import HUMAN, OPPONENT, Catalogue, ModelService
+from frontends.web.sessions import HUMAN, OPPONENT, Catalogue, ModelService
 from search.best_response import nash_conv
 
 #: NashConv (chips) the served CFR+ policies stay below, measured by search/best_response.py

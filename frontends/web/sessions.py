@@ -2,7 +2,7 @@
 
 This module knows nothing of HTTP: every method either changes the game and returns, or raises
 ``RequestError`` with the HTTP status the API answers with, before touching the game, so a refused
-request leaves the game exactly as it was. ``arena.web.app`` turns these into routes.
+request leaves the game exactly as it was. ``frontends.web.app`` turns these into routes.
 
 Games: one ``ModelService`` per game the server offers, with its model when it has one, gathered
 in a ``Catalogue``; a session plays one game at a time and may switch to another with a new game.
@@ -10,7 +10,7 @@ in a ``Catalogue``; a session plays one game at a time and may switch to another
 Seats: each of the two players (0 = X, who moves first; 1 = O) is ``"human"`` (moves come from
 the page), ``"model"`` (the game's network with PUCT search, ``arena.model_player.make_model_player``;
 only in a game with a model) or ``"opponent"`` (the session's opponent: one of the game's
-``arena.web.opponents.OpponentChoice`` specs, alpha-beta at a depth, UCT, perfect play, or the
+``frontends.web.opponents.OpponentChoice`` specs, alpha-beta at a depth, UCT, perfect play, or the
 server's ``--opponent`` spec). Values are in ``[-1, 1]``;
 the page's evaluation is from the view of ``GameSession.view_side``: the human's seat when exactly
 one seat is human, else X.
@@ -18,7 +18,7 @@ one seat is human, else X.
 Dice: in a game with chance (Pig) nobody is asked to roll. Whenever a chance state is reached
 (after a decision, or at the end of a start position) the session draws its outcome with its own
 seeded generator (``GameSession.dice``) and records it among the moves, so a session's move list
-holds events in play order, as ``Game.parse_moves`` reads them (``arena.game_text.state_after``
+holds events in play order, as ``Game.parse_moves`` reads them (``frontends.game_text.state_after``
 replays them).
 
 Searches run one at a time in the whole process (``ModelService.search_lock``): the model and some
@@ -37,11 +37,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from arena.game_text import PLAYER_SYMBOLS, event_players, parse_position, result_text, state_after, verdict
 from arena.model_player import make_model_player
 from arena.players import Analysis
 from arena.specs import build_player
-from arena.web.opponents import OpponentChoice, check_opponent, opponent_choices
+from frontends.game_text import (
+    PLAYER_SYMBOLS,
+    event_players,
+    parse_position,
+    result_text,
+    state_after,
+    verdict,
+)
+from frontends.web.opponents import OpponentChoice, check_opponent, opponent_choices
 from games.base import Game
 
 HUMAN, MODEL, OPPONENT = "human", "model", "opponent"
@@ -78,7 +85,7 @@ class ModelService:
             or None when the server has none.
         opponent_name: the ``--opponent`` spec text ("" without one); it comes first among
             ``opponents`` and is the default opponent.
-        opponents: the opponents a session may pick (default: ``arena.web.opponents.opponent_choices``).
+        opponents: the opponents a session may pick (default: ``frontends.web.opponents.opponent_choices``).
         seed: base seed; session ``k`` draws from ``SeedSequence(seed)``'s ``k``-th child.
         default_seats: seats of a new game when the request names none (without a model, a
             ``"model"`` seat of the default becomes ``"opponent"``).
@@ -127,7 +134,7 @@ class ModelService:
         return self.opponents[0].spec()
 
     def check_opponent(self, text: object) -> str:
-        """The spec text of the opponent ``text`` names (``arena.web.opponents.check_opponent``).
+        """The spec text of the opponent ``text`` names (``frontends.web.opponents.check_opponent``).
 
         Raises:
             RequestError: 400 for an opponent this game does not offer (the message lists them).
@@ -556,7 +563,7 @@ def new_game_request(
     Raises:
         RequestError: 400 for an opponent the game does not offer (``ModelService.check_opponent``),
             seats other than two of ``ModelService.seat_kinds``, or a move string longer than any
-            game's (``arena.game_text.move_text_limit``) or that does not parse (the game's message
+            game's (``frontends.game_text.move_text_limit``) or that does not parse (the game's message
             names the move).
     """
     opponent_text = service.default_opponent if opponent is None else service.check_opponent(opponent)

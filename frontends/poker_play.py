@@ -153,7 +153,7 @@ def exit_status(run: Callable[[], int]) -> int:
     """``run()``'s exit status, or that of what it raises: 2 for a ``ValueError`` or
     ``FileNotFoundError`` (printed as ``play: error: ...`` on stderr), 130 for an interrupt, 0 when
     the output is closed (``BrokenPipeError``). Shared by both ``play`` front ends
-    (``arena/play_cli.py`` and this module)."""
+    (``frontends/play_cli.py`` and this module)."""
     try:
         return run()
     except (ValueError, FileNotFoundError) as error:

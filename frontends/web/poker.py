@@ -6,7 +6,7 @@
 * ``PokerService``: what every session of one poker game shares (the ``ModelService`` of a game
   of imperfect information);
 * ``PokerSession``: one hand at a time in one browser tab, with the same requests and answer
-  shape as ``arena.web.sessions.GameSession``;
+  shape as ``frontends.web.sessions.GameSession``;
 * ``hand_view``: what the human's seat may see of a hand. It is the one place a hand's history
   (both private cards included) becomes JSON: the opponent's card appears only once the hand is
   over.
@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from arena.cfr_cli import solve
-from arena.web.opponents import OpponentChoice
-from arena.web.sessions import HUMAN, MAX_MOVE_TEXT, OPPONENT, ModelService, RequestError
+from frontends.cfr_cli import solve
+from frontends.web.opponents import OpponentChoice
+from frontends.web.sessions import HUMAN, MAX_MOVE_TEXT, OPPONENT, ModelService, RequestError
 from games.imperfect.base import ImperfectInformationGame
 from search.best_response import expected_value, nash_conv
 from search.game_tree import GameTree
@@ -86,7 +86,7 @@ class SolvedPolicy:
 @functools.cache
 def solved_policy(game_name: str, iterations: int | None = None) -> SolvedPolicy:
     """The CFR+ policy of ``game_name`` after ``iterations`` (None: ``POLICY_ITERATIONS``), computed
-    once per process (``arena.cfr_cli.solve``: seconds for Kuhn and Leduc).
+    once per process (``frontends.cfr_cli.solve``: seconds for Kuhn and Leduc).
 
     Raises:
         ValueError: for a game that is not a registered imperfect-information game, or fewer than

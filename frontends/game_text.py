@@ -1,8 +1,10 @@
 """A game as text for a person: move strings replayed into states, and plain words for them.
 
-Shared by the terminal ``play`` and its engine protocol (``arena/play_cli.py``) and the web page
-(``arena/web``): replaying a game's events (decisions and chance outcomes) from the start, the
-one length check of a position's move string, the players' symbols, who leads, how a game ended.
+Shared by the terminal ``play`` (``frontends/play_cli.py``), its engine protocol
+(``frontends/engine.py``) and the web page (``frontends/web``): replaying a game's events
+(decisions and chance outcomes) from the start, the one length check of a position's move string,
+the players' symbols, who leads, how a game ended, and text written to a terminal that may not
+encode every character.
 """
 
 from __future__ import annotations
@@ -95,3 +97,12 @@ def parse_position(game, text: str) -> list[int]:
             f"{game.max_game_length} plies), got {len(text)}"
         )
     return game.parse_moves(text)
+
+
+def write_text(stream, text: str) -> None:
+    """Write and flush; characters the stream cannot encode are written as escapes."""
+    try:
+        stream.write(text)
+    except UnicodeEncodeError:
+        stream.write(text.encode("ascii", "backslashreplace").decode("ascii"))
+    stream.flush()

@@ -8,7 +8,7 @@ Usage::
     arena accuracy PLAYER --game connect4 --set pons   (Pons' six sets; or --set pons-end-easy ...)
     arena accuracy PLAYER --game connect4 --set pons-begin-hard --chosen-moves [--workers 2]
     arena accuracy PLAYER --game pig --exact   (its policy against optimal play, exactly, each seat)
-    arena expected-value A.json B.json [--json]     # poker policies, exactly: arena/policy_compare.py
+    arena expected-value A.json B.json [--json]     # poker policies, exactly: frontends/policy_compare_cli.py
 
 Players are specs (``arena.specs``): ``random``, ``minimax``, ``alphabeta:depth=5``,
 ``uct:sims=1000``, ``solver``, ``mcts:model=PATH,sims=200``, ``policy:model=PATH``, ``human``.
@@ -40,13 +40,13 @@ from arena.accuracy import (
     player_actions,
     player_policy_fn,
 )
-from arena.game_text import state_after
 from arena.match import run_ladder, run_match
 from arena.players import HumanPlayer, HumanQuit, MCTSPlayer
-from arena.policy_compare import main as compare_main
 from arena.positions import position_sets
 from arena.positions.exhaustive import every_position_labelled_set
 from arena.specs import build_player, parse_spec
+from frontends.game_text import state_after
+from frontends.policy_compare_cli import main as compare_main
 from games.atomic import atomic_write_text
 from games.checks import int_argument
 from games.exhaustive import MAX_EXHAUSTIVE_PLIES
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``arena``; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
 
-    if argv and argv[0] == "expected-value":  # poker policies, exactly: arena/policy_compare.py
+    if argv and argv[0] == "expected-value":  # poker policies, exactly: frontends/policy_compare_cli.py
 
         return compare_main(argv[1:])
     try:

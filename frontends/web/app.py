@@ -40,7 +40,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from arena.web.sessions import (
+from frontends.web.sessions import (
     MAX_MOVE_TEXT,
     MAX_SESSIONS_PER_CLIENT,
     Catalogue,
@@ -60,7 +60,7 @@ class NewGame(_Body):
     game: StrictStr | None = Field(default=None, max_length=64)
     opponent: StrictStr | None = Field(default=None, max_length=200)
     seats: list[StrictStr] | None = Field(default=None, max_length=2)
-    moves: StrictStr | None = None  # bounded by the game: arena.game_text.move_text_limit
+    moves: StrictStr | None = None  # bounded by the game: frontends.game_text.move_text_limit
 
 
 class Move(_Body):

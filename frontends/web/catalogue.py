@@ -1,8 +1,8 @@
 """Which games ``play --web`` serves, and with which models: the page's game picker (docs/web.md).
 
 Every batched game of the registry (``games.names()``) is served, since each has an opponent
-without a model (``arena.web.opponents.opponent_choices``), and so is every poker game (Kuhn,
-Leduc: ``arena.web.poker``, against a CFR+ policy); a game has a model when a shipped
+without a model (``frontends.web.opponents.opponent_choices``), and so is every poker game (Kuhn,
+Leduc: ``frontends.web.poker``, against a CFR+ policy); a game has a model when a shipped
 model is named after it (``networks.shipped``), or when ``--model`` gives one (which replaces the
 shipped one of its game and makes its game the default).
 """
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import games
 from arena.model_player import load_model
-from arena.web.poker import PokerService, solved_policy
-from arena.web.sessions import HUMAN, MODEL, OPPONENT, Catalogue, ModelService
+from frontends.web.poker import PokerService, solved_policy
+from frontends.web.sessions import HUMAN, MODEL, OPPONENT, Catalogue, ModelService
 from mcts.evaluators import symmetry_averaged
 from networks.loading import DEFAULT_GAME, resolve_model
 from networks.shipped import shipped_names, shipped_path
@@ -76,7 +76,7 @@ def served_models(model: str | None, game_name: str | None) -> tuple[dict[str, P
 def build_catalogue(models: dict[str, Path], default_game: str, options: WebOptions) -> Catalogue:
     """A ``Catalogue`` of every registered batched game (and ``default_game``), each with its model
     from ``models`` (averaged over the game's symmetries when ``options.symmetries``), and of every
-    poker game against its CFR+ policy (``arena.web.poker.solved_policy``, computed here).
+    poker game against its CFR+ policy (``frontends.web.poker.solved_policy``, computed here).
 
     Raises:
         ValueError: for a model that cannot be read, a bad ``options.opponent`` spec or

@@ -13,7 +13,7 @@ setting the page shows as a selector:
   optimal policy, ``games.pig.solver``);
 * the server's own ``--opponent`` spec, offered as it was written.
 
-The served model is no opponent spec: it is a seat kind of its own (``arena.web.sessions.MODEL``).
+The served model is no opponent spec: it is a seat kind of its own (``frontends.web.sessions.MODEL``).
 """
 
 from __future__ import annotations

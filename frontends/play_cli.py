@@ -1,11 +1,12 @@
-"""``play``: a human against an exported model in the terminal, and a text engine protocol.
+"""``play``: a human against an exported model in the terminal, the text engine protocol
+(``frontends/engine.py``) and the web page (``frontends/web/``).
 
 Usage::
 
     play --model RUN/best [--game connect4] [--sims 200] [--human-first | --human-second]
     play --model RUN/best --opponent alphabeta:depth=4      # the model against any player spec
     play --engine --model RUN/best [--sims 200]             # docs/engine_protocol.md
-    play --game kuhn|leduc --policy FILE [--hands 10]        # poker against a policy: arena/poker_play.py
+    play --game kuhn|leduc --policy FILE [--hands 10]        # poker against a policy: frontends/poker_play.py
     play --web [--model RUN/best] [--host 127.0.0.1] [--port 8000]  # in a browser, every game: docs/web.md
 
 The model is an export folder (``model.onnx`` + ``model.json``, evaluated with ONNX Runtime, no
@@ -32,27 +33,33 @@ import sys
 import numpy as np
 
 import games
-from arena.game_text import PLAYER_SYMBOLS, event_players, parse_position, result_text, state_after, verdict
-from arena.model_player import load_model, make_model_player  # noqa: F401  (load_model: the old import path)
+from arena.model_player import load_model, make_model_player
 from arena.players import Analysis, parse_move_token
-from arena.poker_play import exit_status, wants_poker
-from arena.poker_play import main as poker_main
 from arena.specs import build_player, parse_spec
-from arena.web.catalogue import WebOptions, build_catalogue, served_models
-from arena.web.server import bind, is_loopback, serve
+from frontends.engine import MAX_SIMULATIONS, Engine
+from frontends.game_text import (
+    PLAYER_SYMBOLS,
+    event_players,
+    result_text,
+    state_after,
+    verdict,
+    write_text,
+)
+from frontends.poker_play import exit_status, wants_poker
+from frontends.poker_play import main as poker_main
+from frontends.web.catalogue import WebOptions, build_catalogue, served_models
+from frontends.web.server import bind, is_loopback, serve
 from mcts import names as search_names
 from mcts.evaluators import symmetry_averaged
 from networks.loading import model_summary, resolve_model
 from networks.shipped import shipped_names
 
 DEFAULT_SIMULATIONS = 200
-#: most simulations the engine accepts for one search (bounds memory and time)
-MAX_SIMULATIONS = 100_000
 #: most simulations the web page's budget slider reaches (``--sims`` raises it when larger)
 WEB_MAX_SIMULATIONS = 3200
 
 
-#: the end of ``play --help``: the poker mode, whose options are its own (arena/poker_play.py)
+#: the end of ``play --help``: the poker mode, whose options are its own (frontends/poker_play.py)
 POKER_HELP = """poker (imperfect information, no model): a human against a CFR policy, hands dealt at random
   play --game kuhn --policy FILE [--hands 10] [--seed 0] [--human-first | --human-second]
   play --game leduc --policy FILE   (FILE: a policy JSON written by `cfr --game leduc ...`, or 'uniform')
@@ -103,15 +110,6 @@ class _NullWriter:
         pass
 
 
-def _write(stream, text: str) -> None:
-    """Write and flush; characters the stream cannot encode are written as escapes."""
-    try:
-        stream.write(text)
-    except UnicodeEncodeError:
-        stream.write(text.encode("ascii", "backslashreplace").decode("ascii"))
-    stream.flush()
-
-
 # ----------------------------------------------------------------------------- human session
 class HumanSession:
     """A human against the model (or the model against an opponent player), text in and out."""
@@ -133,7 +131,7 @@ class HumanSession:
         self.opponent = opponent
 
     def say(self, text: str = "") -> None:
-        _write(self.stdout, text + "\n")
+        write_text(self.stdout, text + "\n")
 
     def finish(self, state: tuple | None, abandoned: bool = False) -> None:
         moves = self.game.format_moves(self.moves) or "(none)"
@@ -193,7 +191,7 @@ class HumanSession:
             self.say(policy_table(game, state, analysis))
             self.say(evaluation_line(analysis, self.human_side, "you"))
         while True:
-            _write(self.stdout, f"your move ({legal_text}; undo, hint, quit): ")
+            write_text(self.stdout, f"your move ({legal_text}; undo, hint, quit): ")
             line = self.stdin.readline()
             if not line:
                 return False
@@ -231,129 +229,6 @@ class HumanSession:
             return None
         self.moves.append(action)
         return True
-
-
-# ----------------------------------------------------------------------------- engine protocol
-class Engine:
-    """The text engine protocol (docs/engine_protocol.md): one command per line, one answer line.
-
-    Commands: ``position [MOVES]``, ``go [sims N]``, ``analyze [sims N]``, ``isready``, ``quit``.
-    Every failure answers ``error: ...`` and the engine keeps reading.
-    """
-
-    COMMANDS = ("position", "go", "analyze", "isready", "quit")
-
-    #: consecutive undecodable input lines after which the engine stops (the stream is not text)
-    MAX_DECODE_ERRORS = 100
-
-    def __init__(
-        self,
-        game,
-        evaluate_fn,
-        num_simulations: int,
-        seed: int,
-        stdout,
-        max_simulations: int = MAX_SIMULATIONS,
-        search: str = "puct",
-    ):
-        self.search = search
-        self.game = game
-        self.evaluate_fn = evaluate_fn
-        self.num_simulations = num_simulations
-        self.max_simulations = max_simulations
-        self.rng = np.random.default_rng(seed)
-        self.stdout = stdout
-        self.moves: list[int] = []
-
-    def say(self, text: str) -> None:
-        _write(self.stdout, text + "\n")
-
-    def handle(self, line: str) -> bool:
-        """Answer one line; returns False after ``quit``."""
-        tokens = line.split()
-        if not tokens:
-            return True
-        command, arguments = tokens[0], tokens[1:]
-        try:
-            if command == "quit":
-                return False
-            if command == "isready":
-                self._no_arguments(command, arguments)
-                self.say("readyok")
-            elif command == "position":
-                self._position(arguments)
-            elif command in ("go", "analyze"):
-                analysis = self._search(command, arguments)
-                if command == "go":
-                    self.say(f"bestmove {self.game.action_to_string(analysis.best_action)}")
-                else:
-                    self.say(self._info(analysis))
-            else:
-                self.say(
-                    f"error: unknown command {command[:40]!r}; expected one of {', '.join(self.COMMANDS)}"
-                )
-        except Exception as error:  # noqa: BLE001 - the protocol answers every failure with a line
-            message = " ".join(str(error).split()) or type(error).__name__
-            self.say(f"error: {message}")
-        return True
-
-    @staticmethod
-    def _no_arguments(command: str, arguments: list[str]) -> None:
-        if arguments:
-            raise ValueError(f"{command} takes no arguments, got {' '.join(arguments)[:40]!r}")
-
-    def _position(self, arguments: list[str]) -> None:
-        if len(arguments) > 1:
-            raise ValueError("expected 'position' or 'position MOVES' (one move string, no spaces)")
-        self.moves = parse_position(self.game, arguments[0] if arguments else "")
-
-    def _search(self, command: str, arguments: list[str]) -> Analysis:
-        simulations = self.num_simulations
-        if arguments:
-            if len(arguments) != 2 or arguments[0] != "sims":
-                raise ValueError(f"expected '{command}' or '{command} sims N'")
-            try:
-                simulations = int(arguments[1])
-            except ValueError:
-                raise ValueError(f"sims: expected an integer, got {arguments[1][:20]!r}") from None
-            if not 0 <= simulations <= self.max_simulations:
-                raise ValueError(f"sims: expected 0..{self.max_simulations}, got {simulations}")
-        state = state_after(self.game, self.moves)
-        if self.game.terminal_test(state):
-            raise ValueError(f"the game is over ({result_text(self.game, state)}); send a new position")
-        # the same position gives the same answer: ties go to the lowest move index
-        player = make_model_player(self.evaluate_fn, simulations, 0, break_ties=False, search=self.search)
-        player.rng = self.rng
-        return player.analyze(self.game, state)
-
-    def _info(self, analysis: Analysis) -> str:
-        policy = " ".join(f"{p:.4f}" for p in analysis.priors)
-        visits = " ".join(str(int(v)) for v in analysis.visit_counts)
-        value, network_value = (round(v, 4) + 0.0 for v in (analysis.value, analysis.network_value))
-        return (
-            f"info tomove {PLAYER_SYMBOLS[analysis.to_move]} value {value:+.4f} "
-            f"netvalue {network_value:+.4f} bestmove {self.game.action_to_string(analysis.best_action)} "
-            f"policy {policy} visits {visits}"
-        )
-
-    def run(self, stdin) -> int:
-        """Answer lines from ``stdin`` until ``quit`` or end of input; returns 0 (1 if the input is
-        not text: ``MAX_DECODE_ERRORS`` undecodable reads in a row)."""
-        decode_errors = 0
-        while True:
-            try:
-                line = stdin.readline()
-            except UnicodeDecodeError as error:
-                decode_errors += 1
-                self.say(f"error: input is not valid text ({error.reason})")
-                if decode_errors >= self.MAX_DECODE_ERRORS:
-                    return 1
-                continue
-            decode_errors = 0
-            if not line:
-                return 0
-            if not self.handle(line):
-                return 0
 
 
 # ----------------------------------------------------------------------------- command line
@@ -432,13 +307,14 @@ def _parser() -> argparse.ArgumentParser:
 def serve_web(args, stdout) -> int:
     """``play --web``: serve the page and its API until Ctrl-C (docs/web.md): every registered game,
     with the shipped model named after it, ``--model`` for its own game (the default one), and
-    opponents without a model (``arena.web.catalogue``)."""
-    from arena.web.app import create_app  # heavy dependency (fastapi, starlette): imported where it is used
+    opponents without a model (``frontends.web.catalogue``)."""
+    # heavy dependency (fastapi, starlette): imported where it is used
+    from frontends.web.app import create_app
 
     opponent = args.opponent if args.opponent is not None and parse_spec(args.opponent).kind != "human" else None
     models, default_game, notes = served_models(args.model, args.game)
     for line in notes + [f"{name}: {model_summary(path) or path}" for name, path in sorted(models.items())]:
-        _write(sys.stderr, f"play: {line}\n")
+        write_text(sys.stderr, f"play: {line}\n")
     options = WebOptions(
         simulations=args.sims,
         max_simulations=max(WEB_MAX_SIMULATIONS, args.sims),
@@ -470,7 +346,7 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
             stdin.reconfigure(errors="replace")
     stdout = stdout if stdout is not None else sys.stdout
 
-    if wants_poker(sys.argv[1:] if argv is None else argv):  # Kuhn, Leduc: arena/poker_play.py
+    if wants_poker(sys.argv[1:] if argv is None else argv):  # Kuhn, Leduc: frontends/poker_play.py
 
         return poker_main(argv, stdin, stdout)
     args = _parser().parse_args(argv)
@@ -491,7 +367,7 @@ def _play(args: argparse.Namespace, stdin, stdout) -> int:
     model_path, note = resolve_model(args.model, args.game)
     for line in (note, model_summary(model_path)):  # on stderr: stdout is the game (or the protocol)
         if line:
-            _write(sys.stderr, f"play: {line}\n")
+            write_text(sys.stderr, f"play: {line}\n")
     args.model = str(model_path)
     game, evaluate_fn = load_model(args.model, args.game, num_threads=args.threads)
     if args.symmetries:

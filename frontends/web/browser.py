@@ -98,7 +98,7 @@ def start_server(model: str | os.PathLike | None, *arguments: str, timeout: floa
     command = [
         sys.executable,
         "-m",
-        "arena.play_cli",
+        "frontends.play_cli",
         "--web",
         *(["--model", str(model)] if model is not None else []),
         "--port",
