@@ -166,7 +166,10 @@ def exit_status(run: Callable[[], int]) -> int:
 
 
 def wants_poker(argv: list[str]) -> bool:
-    """True when ``play``'s arguments name an imperfect-information game (``--game kuhn``)."""
+    """True when ``play``'s arguments name an imperfect-information game (``--game kuhn``) for the
+    terminal: with ``--web`` the page serves it (``frontends/web/poker.py``)."""
+    if "--web" in argv:
+        return False
     for index, token in enumerate(argv):
         if token == "--game" and index + 1 < len(argv):
             return argv[index + 1] in games.names([games.IMPERFECT])

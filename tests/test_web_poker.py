@@ -12,7 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import games
+from frontends.poker_play import wants_poker
 from frontends.web.app import create_app
+from frontends.web.catalogue import WebOptions, build_catalogue, served_models
 from frontends.web.poker import (
     OPPONENT_SPEC,
     POLICY_ITERATIONS,
@@ -237,3 +239,15 @@ def test_a_poker_service_needs_a_poker_game_and_its_own_policy():
         PokerService(game=games.make("kuhn"), solved=solved_policy("leduc"))
     with pytest.raises(ValueError, match="^expected a policy of kuhn, got one of None$"):
         PokerService(game=games.make("kuhn"))
+
+
+def test_play_web_with_a_poker_game_serves_the_page_with_that_game_first():
+    assert wants_poker(["--game", "kuhn"]) and wants_poker(["--game=leduc", "--policy", "uniform"])
+    assert not wants_poker(["--web", "--game", "kuhn"]) and not wants_poker(["--game", "kuhn", "--web"])
+    models, default, notes = served_models(None, "kuhn")
+    assert default == "kuhn" and notes == []
+    catalogue = build_catalogue({}, default, WebOptions(seed=0))
+    with TestClient(create_app(catalogue)) as client:
+        answer = client.get("/api/games").json()
+    assert answer["default"] == "kuhn"
+    assert {"kuhn", "leduc", "connect4"} <= {g["game"] for g in answer["games"]}
