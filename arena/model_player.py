@@ -11,7 +11,7 @@ from __future__ import annotations
 import games
 from arena.players import MCTSPlayer, PolicyPlayer
 from mcts import settings_from
-from networks.loading import is_export, resolve_model
+from networks.loading import is_export, model_play_search, resolve_model
 from networks.onnx_evaluator import load_exported, read_sidecar
 
 
@@ -49,13 +49,30 @@ def load_model(path: str, game_name: str | None = None, num_threads: int | None 
     return game, TorchEvaluator(model, device="cpu").evaluate
 
 
+def played_search(path, search: str | None = None) -> tuple[str, dict]:
+    """The search a model is played with: ``(name, settings by field name)``.
+
+    Without ``search``, the one its ``model.json`` records (``provenance.search.play_with``, less
+    the simulations and root noise: ``networks.provenance.play_search``), else ``"puct"`` with the
+    library's defaults. With ``search``, that search, with the recorded settings only when it is
+    the recorded algorithm. ``path``: anything ``networks.loading.resolve_model`` takes.
+    """
+    recorded = model_play_search(path)
+    if recorded is None:
+        return search or "puct", {}
+    name, settings = recorded
+    if search is None or search == name:
+        return name, settings
+    return search, {}
+
+
 def make_model_player(
     evaluate_fn, num_simulations: int, seed: int, leaves_per_call: int = 1, break_ties: bool = False,
-    search: str = "puct",
+    search: str = "puct", search_settings: dict | None = None,
 ):
     """``MCTSPlayer`` with ``num_simulations`` (>= 1) of the registered search named ``search``
-    (``mcts.registry``: ``"puct"``, ``"gumbel"``, ...; its other settings the library's defaults),
-    or ``PolicyPlayer`` for 0.
+    (``mcts.registry``: ``"puct"``, ``"gumbel"``, ...) with ``search_settings`` (field: value, as
+    :func:`played_search` gives them; the library's defaults for the rest), or ``PolicyPlayer`` for 0.
 
     ``leaves_per_call``: leaves per network call (above 1 collected with virtual loss,
     ``mcts.minibatch``, PUCT only); default 1, the strongest at a fixed number of simulations
@@ -69,6 +86,7 @@ def make_model_player(
     if num_simulations == 0:
         return PolicyPlayer(evaluate_fn, rng=seed, name="model (policy)")
     return MCTSPlayer(
-        evaluate_fn, settings_from(search, {}, num_simulations=num_simulations), rng=seed,
+        evaluate_fn, settings_from(search, {}, **{**(search_settings or {}), "num_simulations": num_simulations}),
+        rng=seed,
         name=f"model ({num_simulations} sims)", leaves_per_call=leaves_per_call, break_ties=break_ties,
     )

@@ -16,7 +16,9 @@ Syntax: ``KIND`` or ``KIND:KEY=VALUE[,KEY=VALUE...]``, for example::
                                 time=0.5: 0.5 s per move, at most MAX_TIMED_SIMULATIONS or sims;
                                 chance=sampling: chance nodes by sampling, not expectation;
                                 backup=max_self: decision nodes back up the best of their value
-                                and their children's (mcts.backup; Pig's training default);
+                                and their children's (mcts.backup); without search= or these
+                                keys, the search the model's model.json records to play with
+                                (Pig's: backup=max_self);
                                 solver=true: MCTS-solver proofs decide the move, one leaf a call)
     policy:model=PATH           the network alone: argmax of the masked policy
                                 (every kind with model= takes threads=N: the network's CPU threads, default 1;
@@ -39,6 +41,7 @@ from dataclasses import dataclass, field
 import games
 from arena import players
 from arena.hybrid_player import HybridAlphaBetaPlayer
+from arena.model_player import played_search
 from games.base import Game
 from mcts import algorithm, settings_from
 from mcts import names as search_names
@@ -285,19 +288,23 @@ def build_player(spec: PlayerSpec | str, game: Game, seed: int | None = None, **
 
 
 def search_settings(spec: PlayerSpec, num_simulations: int):
-    """The frozen settings of an ``mcts`` spec's search: ``search=NAME`` (default ``puct``) from
-    ``mcts.registry``, ``num_simulations`` simulations, and the spec's ``SEARCH_SETTING_OPTIONS``
-    (the library's defaults for the rest).
+    """The frozen settings of an ``mcts`` spec's search: ``search=NAME`` from ``mcts.registry``
+    (default: the search the model's ``model.json`` records to play with, else ``puct``:
+    ``arena.model_player.played_search``), ``num_simulations`` simulations, the spec's
+    ``SEARCH_SETTING_OPTIONS`` over the recorded settings (the library's defaults for the rest).
 
     Raises:
         ValueError: for an option the named search has no setting for (``c_puct`` with
             ``search=gumbel``), or a value out of range (as the settings class).
     """
-    name = spec.options.get("search", DEFAULT_SEARCH)
+    if "model" in spec.options:  # the search its model.json records to play with, where it does
+        name, recorded = played_search(spec.options["model"], spec.options.get("search"))
+    else:
+        name, recorded = spec.options.get("search", DEFAULT_SEARCH), {}
     settings_type = algorithm(name).settings_type
     fields = {f.name for f in dataclasses.fields(settings_type)}
     given = {option: spec.options[option] for option in SEARCH_SETTING_OPTIONS if option in spec.options}
     unknown = sorted(set(given) - fields)
     if unknown:
         raise ValueError(f"{spec.text!r}: search={name} has no setting {unknown}; its settings: {sorted(fields)}")
-    return settings_from(name, {}, num_simulations=num_simulations, **given)
+    return settings_from(name, {}, **{**recorded, **given, "num_simulations": num_simulations})

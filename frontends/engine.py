@@ -39,8 +39,10 @@ class Engine:
         stdout,
         max_simulations: int = MAX_SIMULATIONS,
         search: str = "puct",
+        search_settings: dict | None = None,
     ):
         self.search = search
+        self.search_settings = search_settings or {}
         self.game = game
         self.evaluate_fn = evaluate_fn
         self.num_simulations = num_simulations
@@ -106,7 +108,8 @@ class Engine:
         if self.game.terminal_test(state):
             raise ValueError(f"the game is over ({result_text(self.game, state)}); send a new position")
         # the same position gives the same answer: ties go to the lowest move index
-        player = make_model_player(self.evaluate_fn, simulations, 0, break_ties=False, search=self.search)
+        player = make_model_player(self.evaluate_fn, simulations, 0, break_ties=False, search=self.search,
+                                   search_settings=self.search_settings)
         player.rng = self.rng
         return player.analyze(self.game, state)
 

@@ -33,7 +33,7 @@ import sys
 import numpy as np
 
 import games
-from arena.model_player import load_model, make_model_player
+from arena.model_player import load_model, make_model_player, played_search
 from arena.players import Analysis, parse_move_token
 from arena.specs import build_player, parse_spec
 from frontends.engine import MAX_SIMULATIONS, Engine
@@ -257,8 +257,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--search",
         choices=search_names(),
-        default="puct",
-        help="the model's search, a name of mcts/registry.py (default puct)",
+        default=None,
+        help="the model's search, a name of mcts/registry.py (default: the one its model.json "
+        "records to play with, else puct)",
     )
     side = parser.add_mutually_exclusive_group()
     side.add_argument(
@@ -370,13 +371,16 @@ def _play(args: argparse.Namespace, stdin, stdout) -> int:
             write_text(sys.stderr, f"play: {line}\n")
     args.model = str(model_path)
     game, evaluate_fn = load_model(args.model, args.game, num_threads=args.threads)
+    search, search_settings = played_search(model_path, args.search)
     if args.symmetries:
         evaluate_fn = symmetry_averaged(game, evaluate_fn)
     if args.engine:
-        return Engine(game, evaluate_fn, args.sims, args.seed, stdout, search=args.search).run(stdin)
+        return Engine(game, evaluate_fn, args.sims, args.seed, stdout, search=search,
+                      search_settings=search_settings).run(stdin)
     start = game.parse_moves(args.position) if args.position else []
     seeds = np.random.SeedSequence(args.seed).spawn(2)
-    model = make_model_player(evaluate_fn, args.sims, int(seeds[0].generate_state(1)[0]), search=args.search)
+    model = make_model_player(evaluate_fn, args.sims, int(seeds[0].generate_state(1)[0]), search=search,
+                              search_settings=search_settings)
     opponent = None
     if args.opponent is not None:
         spec = parse_spec(args.opponent)

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from networks.onnx_evaluator import ONNX_FILE, SIDECAR_FILE, WEIGHTS_FILE, load_exported, read_sidecar
-from networks.provenance import provenance_summary
+from networks.provenance import play_search, provenance_summary
 from networks.shipped import shipped_names, shipped_path
 
 #: the folder of a ``train`` run that holds its promoted model
@@ -81,6 +81,14 @@ def model_summary(path: str | os.PathLike) -> str | None:
     if not is_export(path):
         return None
     return provenance_summary(read_sidecar(path))
+
+
+def model_play_search(path: str | os.PathLike) -> tuple[str, dict] | None:
+    """The search the model at ``path`` (anything :func:`resolve_model` takes) records it should
+    be played with (``networks.provenance.play_search``), or None for a weights file or an export
+    without that record."""
+    path, _ = resolve_model(path)
+    return play_search(read_sidecar(path)) if is_export(path) else None
 
 
 def load_evaluator(

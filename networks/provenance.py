@@ -114,3 +114,24 @@ def provenance_summary(sidecar: dict) -> str:
     elif code.get("package_version"):
         parts.append(f"code tabula-rasa {code['package_version']}")
     return head + (", " + "; ".join(parts) if parts else "")
+
+
+#: ``play_with`` keys that do not shape the played search: the simulations (each player sets its
+#: own) and the root noise (self-play's exploration; a player searches without it)
+NOT_PLAYED_KEYS = ("num_simulations", "dirichlet_alpha", "dirichlet_epsilon")
+
+
+def play_search(sidecar: dict) -> tuple[str, dict] | None:
+    """The search a model should be played with, from its ``provenance.search.play_with``: the
+    registered search's name (``mcts.registry``) and its settings by field name, less
+    ``NOT_PLAYED_KEYS``; None for a ``model.json`` without that record (older exports).
+
+    Pig's models, for example, record ``backup="max_self"`` (their training search's backup), so
+    ``play`` and ``mcts:model=`` players search with it rather than the library's mean backup.
+    """
+    play_with = ((sidecar.get("provenance") or {}).get("search") or {}).get("play_with")
+    if not isinstance(play_with, dict) or not isinstance(play_with.get("algorithm"), str):
+        return None
+    settings = {k: v for k, v in play_with.items() if k != "algorithm" and k not in NOT_PLAYED_KEYS}
+    return play_with["algorithm"], settings
+

@@ -266,3 +266,27 @@ def test_arena_accuracy_of_a_model_uses_the_batched_search(tictactoe, tictactoe_
     assert rate == expected
     subset = labelled_sets(tictactoe)["all"]
     assert 0.0 < rate < 1.0 and len(subset) == 4520
+
+
+def test_a_model_is_played_with_the_search_its_model_json_records():
+    from arena.model_player import played_search
+    from arena.specs import search_settings
+    from mcts import GumbelConfig, PUCTConfig
+
+    # the shipped Pig model was trained and gated with PUCT backing up max_self (configs/mcts/pig.yaml)
+    assert played_search("pig") == ("puct", {
+        "backup": "max_self", "c_base": None, "c_init": 1.25, "c_puct": 1.25, "chance": "expectation",
+        "fpu_value": 0.0, "solver": False,
+    })
+    assert search_settings(parse_spec("mcts:model=pig,sims=200"), 200) == PUCTConfig(num_simulations=200, backup="max_self")
+    assert search_settings(parse_spec("mcts:model=pig,backup=mean"), 50) == PUCTConfig(num_simulations=50)
+    assert search_settings(parse_spec("mcts:model=pig,search=gumbel"), 16) == GumbelConfig(num_simulations=16)
+    # tic-tac-toe's records only the library's defaults (its root noise is self-play's, not play's)
+    assert search_settings(parse_spec("mcts:model=tictactoe"), 200) == PUCTConfig(num_simulations=200)
+
+
+def test_a_model_without_a_recorded_search_is_played_with_puct(tictactoe_model):
+    from arena.model_player import played_search
+
+    assert played_search(tictactoe_model) == ("puct", {})
+    assert played_search(tictactoe_model, "gumbel") == ("gumbel", {})

@@ -127,3 +127,15 @@ def test_export_model_carries_a_weights_files_provenance_into_model_json(tmp_pat
     sidecar = json.loads((tmp_path / "out" / "model.json").read_text())
     assert sidecar["provenance"] == PROVENANCE
     assert sidecar["extra"] == {"training_step": 5, "source_checkpoint": str(tmp_path / "model.pt")}
+
+
+def test_play_search_is_the_recorded_play_search_without_simulations_or_root_noise():
+    from networks.provenance import play_search
+
+    sidecar = {"provenance": {"search": {"play_with": {
+        "algorithm": "puct", "num_simulations": 32, "backup": "max_self", "c_puct": 1.25,
+        "dirichlet_alpha": 1.0, "dirichlet_epsilon": 0.25,
+    }}}}
+    assert play_search(sidecar) == ("puct", {"backup": "max_self", "c_puct": 1.25})
+    assert play_search({"provenance": {"search": {}}}) is None
+    assert play_search({}) is None

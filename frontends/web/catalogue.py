@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import games
-from arena.model_player import load_model
+from arena.model_player import load_model, played_search
 from frontends.web.poker import PokerService, solved_policy
 from frontends.web.sessions import HUMAN, MODEL, OPPONENT, Catalogue, ModelService
 from mcts.evaluators import symmetry_averaged
@@ -132,7 +132,16 @@ def _service(game, evaluate_fn, path: Path | None, is_default: bool, options: We
         default_seats=(seats[0], seats[1]),
         default_moves=moves,
         show_analysis=options.show_analysis,
+        **_played_search(path),
     )
+
+
+def _played_search(path: Path | None) -> dict:
+    """``ModelService``'s ``search`` and ``search_settings`` for the model at ``path``."""
+    if path is None:
+        return {}
+    search, settings = played_search(path)
+    return {"search": search, "search_settings": settings}
 
 
 def _model_name(path: Path | None) -> str:

@@ -91,6 +91,8 @@ class ModelService:
             ``"model"`` seat of the default becomes ``"opponent"``).
         default_moves: the move string a new game starts from when the request names none.
         show_analysis: whether the page shows the model's search by default.
+        search, search_settings: the model's search (``arena.model_player.played_search``: the
+            one its ``model.json`` records to play with, else PUCT with the library's defaults).
 
     Raises:
         ValueError: if the simulation limits are negative or the default exceeds the maximum.
@@ -107,6 +109,8 @@ class ModelService:
     default_seats: tuple[str, str] = (HUMAN, MODEL)
     default_moves: str = ""
     show_analysis: bool = True
+    search: str = "puct"
+    search_settings: dict = field(default_factory=dict)
     opponents: tuple[OpponentChoice, ...] | None = None
     search_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     #: set when the server stops: a running model search ends at its next network call
@@ -421,7 +425,8 @@ class GameSession:
         return simulations
 
     def _analyze(self, state: tuple, simulations: int) -> Analysis:
-        player = make_model_player(self.service.evaluate, simulations, 0)
+        player = make_model_player(self.service.evaluate, simulations, 0, search=self.service.search,
+                                   search_settings=self.service.search_settings)
         player.rng = self.rng
         return player.analyze(self.game, state)
 
