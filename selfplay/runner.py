@@ -143,7 +143,7 @@ class SelfPlaySettings:
     temperature_plies: int = 8
     random_opening_plies: int = 0
     full_search_probability: float = 1.0
-    cheap_simulations: int = 1
+    cheap_simulations: int = 16
     value_target: str = "z"
     reuse_tree: bool = False
 

@@ -16,7 +16,7 @@ import numpy as np
 
 import games
 from networks import build_network
-from networks.config import INFERENCE_RUNTIMES, NetworkConfig, as_network_config
+from networks.config import INFERENCE_RUNTIMES, NetworkConfig
 from selfplay.eval_cache import EvaluationCache
 from selfplay.records import GameRecord
 from selfplay.runner import DEFAULT_SETTINGS, SelfPlayRunner, SelfPlaySettings, SelfPlayStats
@@ -40,7 +40,8 @@ class WorkerSettings:
         inference: ``"torch"`` (``networks.evaluator.TorchEvaluator``) or ``"onnx"``: each new set
             of weights is exported (``networks.export.onnx_bytes``) and run by ONNX Runtime on the
             CPU with ``torch_threads`` intra-op threads (``networks.onnx_evaluator``); same outputs
-            within float rounding (``scripts/bench_network.py --onnx``).
+            within float rounding (``scripts/bench_network.py --onnx``). The default is ``"onnx"``
+            (onnxruntime is a dependency of the package); with ``device="cuda"`` choose ``"torch"``.
         play: how the games are played and recorded (``selfplay.runner.SelfPlaySettings``).
 
     Raises:
@@ -48,12 +49,12 @@ class WorkerSettings:
             a ``SelfPlaySettings``.
     """
 
-    num_games: int
-    moves_per_call: int
+    num_games: int = 64
+    moves_per_call: int = 8
     device: str = "auto"
     torch_threads: int = 1
     eval_cache_size: int = 0
-    inference: str = "torch"
+    inference: str = "onnx"
     play: SelfPlaySettings = DEFAULT_SETTINGS
 
     def __post_init__(self) -> None:
@@ -70,7 +71,7 @@ class SelfPlayWorker:
 
     Args:
         game_name: registry id.
-        network_config: the frozen ``NetworkConfig`` (a ``NetworkConfig.to_dict()`` dict is read too).
+        network_config: the frozen ``networks.config.NetworkConfig``.
         search_config: the frozen settings of a registered search (``mcts.registry``:
             ``mcts.PUCTConfig``, ``mcts.GumbelConfig``, ...).
         settings: the frozen ``WorkerSettings``.
@@ -80,13 +81,14 @@ class SelfPlayWorker:
             to return.
 
     Raises:
-        ValueError: for ``settings`` that are not a ``WorkerSettings``, and as ``SelfPlayRunner``.
+        ValueError: for ``network_config`` that is not a ``NetworkConfig``, ``settings`` that are not a
+            ``WorkerSettings``, and as ``SelfPlayRunner``.
     """
 
     def __init__(
         self,
         game_name: str,
-        network_config: NetworkConfig | Mapping,
+        network_config: NetworkConfig,
         search_config,
         settings: WorkerSettings,
         seed: int,
@@ -99,15 +101,18 @@ class SelfPlayWorker:
 
         if not isinstance(settings, WorkerSettings):
             raise ValueError(f"settings: expected a selfplay.worker.WorkerSettings, got {type(settings).__name__}")
+        if not isinstance(network_config, NetworkConfig):
+            raise ValueError(
+                f"network_config: expected a networks.config.NetworkConfig, got {type(network_config).__name__}"
+            )
         torch.set_num_threads(max(1, int(settings.torch_threads)))
         self.settings = settings
         self.torch_threads = max(1, int(settings.torch_threads))
         self.inference = settings.inference
         self.game = games.make(game_name)
-        network = as_network_config(network_config)
-        model = build_network(network, self.game.observation_shape, self.game.num_actions)
+        model = build_network(network_config, self.game.observation_shape, self.game.num_actions)
         self.evaluator = TorchEvaluator(model, device=settings.device)
-        self.network_config = network.to_dict()
+        self.network_config = network_config
         self.onnx = self._onnx_evaluator() if settings.inference == "onnx" else None
         self.cache = EvaluationCache(self.game, self.evaluate, settings.eval_cache_size) if settings.eval_cache_size else None
         self.moves_per_call = int(settings.moves_per_call)

@@ -13,6 +13,7 @@ from networks.config import NetworkConfig
 from trainer.config import (
     MCTSSchema,
     NetworkSchema,
+    SelfPlaySchema,
     TrainerSchema,
     TrainSchema,
     arena_search,
@@ -20,6 +21,8 @@ from trainer.config import (
     network_config,
     selfplay_search,
 )
+from selfplay.runner import SelfPlaySettings
+from selfplay.worker import WorkerSettings
 from trainer.learner import LearnerConfig
 
 
@@ -39,6 +42,18 @@ def test_the_schema_defaults_are_the_library_defaults():
             assert trainer[key] == value, key
     config = TrainSchema()
     assert selfplay_search(config) == PUCTConfig() and network_config(config) == NetworkConfig()
+
+
+def test_every_selfplay_key_with_a_library_field_has_the_library_default():
+    schema = {f.name: f.default for f in dataclasses.fields(SelfPlaySchema)}
+    library = {f.name: f.default for cls in (SelfPlaySettings, WorkerSettings) for f in dataclasses.fields(cls)}
+    renamed = {"games_per_actor": "num_games"}  # the schema's name for the worker's K games
+    paired = {key: renamed.get(key, key) for key in schema if renamed.get(key, key) in library}
+    # every library field is a schema key but the nested ``play`` (the worker's SelfPlaySettings)
+    assert sorted(paired.values()) == sorted(set(library) - {"play"})
+    for key, name in paired.items():
+        assert schema[key] == library[name], (key, schema[key], library[name])
+    assert (schema["cheap_simulations"], schema["inference"], schema["games_per_actor"]) == (16, "onnx", 64)
 
 
 def test_the_run_builds_frozen_objects_from_the_yaml_values(compose):

@@ -226,9 +226,9 @@ def test_cache_answers_repeats_exactly_and_clears():
 
 
 def test_worker_clears_its_cache_when_the_weights_change():
-    network = NetworkConfig(kind="mlp", mlp_hidden=(8,), value_hidden=4).to_dict()
+    network = NetworkConfig(kind="mlp", mlp_hidden=(8,), value_hidden=4)
     settings = WorkerSettings(
-        num_games=2, moves_per_call=2, device="cpu", eval_cache_size=256,
+        num_games=2, moves_per_call=2, device="cpu", eval_cache_size=256, inference="torch",
         play=SelfPlaySettings(temperature=1.0, temperature_plies=2),
     )
     worker = SelfPlayWorker("tictactoe", network, PUCTConfig(num_simulations=4), settings, seed=0, incarnation=1)
@@ -252,7 +252,7 @@ def test_worker_clears_its_cache_when_the_weights_change():
 
 
 def test_onnx_inference_follows_the_weights_and_matches_torch():
-    network = NetworkConfig(kind="resnet", num_blocks=1, channels=8, value_hidden=8).to_dict()
+    network = NetworkConfig(kind="resnet", num_blocks=1, channels=8, value_hidden=8)
     settings = WorkerSettings(
         num_games=2, moves_per_call=2, device="cpu", inference="onnx",
         play=SelfPlaySettings(temperature=1.0, temperature_plies=2),
@@ -287,7 +287,11 @@ def test_worker_settings_are_one_checked_object():
         SelfPlayWorker("tictactoe", network, PUCTConfig(num_simulations=4), {"num_games": 2}, seed=0, incarnation=1)
     with pytest.raises(ValueError, match="settings: expected a selfplay.runner.SelfPlaySettings, got dict"):
         SelfPlayRunner(TTT, uniform_evaluator, PUCTConfig(num_simulations=4), 2, np.random.default_rng(0), {"temperature": 1.0})
-    settings = WorkerSettings(num_games=3, moves_per_call=2, device="cpu", play=SelfPlaySettings(temperature_plies=0))
+    with pytest.raises(ValueError, match="network_config: expected a networks.config.NetworkConfig, got dict"):
+        SelfPlayWorker("tictactoe", network.to_dict(), PUCTConfig(num_simulations=4),
+                       WorkerSettings(num_games=2, moves_per_call=1), seed=0, incarnation=1)
+    settings = WorkerSettings(num_games=3, moves_per_call=2, device="cpu", inference="torch",
+                              play=SelfPlaySettings(temperature_plies=0))
     worker = SelfPlayWorker("tictactoe", network, PUCTConfig(num_simulations=4), settings, seed=0, incarnation=2)
     assert worker.runner.num_games == 3 and worker.moves_per_call == 2
     assert worker.runner.settings is settings.play

@@ -10,7 +10,9 @@ One set of defaults. The sections that configure a library object take their def
 object's dataclass: ``mcts`` is built from the registered searches' settings classes
 (``mcts.PUCTConfig``, ``mcts.GumbelConfig``, ``mcts.UCTConfig``; ``_mcts_schema``), ``network`` from
 ``networks.config.NetworkConfig``, the learner's keys of ``trainer`` from
-``trainer.learner.LearnerConfig``. The YAML files of ``configs/`` choose the values a run uses
+``trainer.learner.LearnerConfig``, the game-playing keys of ``selfplay`` from
+``selfplay.runner.SelfPlaySettings`` and ``selfplay.worker.WorkerSettings``. The YAML files of
+``configs/`` choose the values a run uses
 (``configs/mcts/default.yaml``: 64 simulations, where the library default is AlphaZero's 800).
 :func:`network_config`, :func:`selfplay_search`, :func:`arena_search`, :func:`worker_settings` and
 :func:`learner_config` are the one place where those frozen objects are built from a run's config;
@@ -96,31 +98,40 @@ def _mcts_schema() -> type:
 MCTSSchema = _mcts_schema()
 
 
+#: the self-play settings' defaults (``selfplay.runner.SelfPlaySettings``, ``selfplay.worker.WorkerSettings``), written once
+_PLAY = SelfPlaySettings()
+_WORKER = WorkerSettings()
+
+
 @dataclass
 class SelfPlaySchema:
+    """The keys of ``selfplay.runner.SelfPlaySettings`` and ``selfplay.worker.WorkerSettings``
+    (``games_per_actor`` is the worker's ``num_games``) default to those classes' defaults; the rest
+    place the actors on Ray and filter the replay buffer."""
+
     num_actors: int = 2
-    games_per_actor: int = 64  # K games searched at once by one actor (the network batch)
-    moves_per_call: int = 8  # plies played per actor task before results go back (weights are pulled between tasks)
-    temperature: float = 1.0
-    temperature_plies: int = 8  # plies played at `temperature`; greedy afterwards
-    random_opening_plies: int = 0  # each game starts with 0..N random, unrecorded plies (more positions seen)
-    reuse_tree: bool = False  # subtree reuse: each search starts from the subtree of the move played
+    games_per_actor: int = _WORKER.num_games  # K games searched at once by one actor (the network batch)
+    moves_per_call: int = _WORKER.moves_per_call  # plies played per actor task before results go back (weights are pulled between tasks)
+    temperature: float = _PLAY.temperature
+    temperature_plies: int = _PLAY.temperature_plies  # plies played at `temperature`; greedy afterwards
+    random_opening_plies: int = _PLAY.random_opening_plies  # each game starts with 0..N random, unrecorded plies (more positions seen)
+    reuse_tree: bool = _PLAY.reuse_tree  # subtree reuse: each search starts from the subtree of the move played
     num_cpus_per_actor: float = 1.0
     num_gpus_per_actor: float = 0.0  # set e.g. 0.1 on a GPU box to share the GPU between actors
-    device: str = "auto"  # network device of the actors: auto | cpu | cuda
-    torch_threads: int = 1
+    device: str = _WORKER.device  # network device of the actors: auto | cpu | cuda
+    torch_threads: int = _WORKER.torch_threads
     # playout cap randomisation (Wu 2019, sec. 5): a ply is a full search with this probability,
     # else a cheap one of cheap_simulations whose policy is not a training target (1.0: off)
-    full_search_probability: float = 1.0
-    cheap_simulations: int = 16
-    value_target: str = "z"  # z (outcome) | q (root search value) | mix ((z + q) / 2)
+    full_search_probability: float = _PLAY.full_search_probability
+    cheap_simulations: int = _PLAY.cheap_simulations
+    value_target: str = _PLAY.value_target  # z (outcome) | q (root search value) | mix ((z + q) / 2)
     # K: batches draw only positions searched by one of the last K + 1 best versions (K promotions
     # behind at most; with gating off, publishes), filtered when sampling (selfplay/replay_buffer.py); null: all
     max_generations_behind: Optional[int] = None
-    eval_cache_size: int = 0  # slots of each actor's evaluation cache (selfplay/eval_cache.py); 0: off
+    eval_cache_size: int = _WORKER.eval_cache_size  # slots of each actor's evaluation cache (selfplay/eval_cache.py); 0: off
     # actor network runtime: onnx (ONNX Runtime on the CPU, re-exported for each new set of weights;
     # about 2.8x the self-play positions per CPU second of torch: docs/results/learning_efficiency.md) | torch
-    inference: str = "onnx"
+    inference: str = _WORKER.inference
 
 
 @dataclass

@@ -52,7 +52,7 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     game = games.make(args.game)
-    network = NetworkConfig(**games.knowledge(game).default_network()).to_dict()
+    network = NetworkConfig(**games.knowledge(game).default_network())
     sims, cheap = args.simulations, max(1, args.simulations // 4)
     workers = {
         name: SelfPlayWorker(
