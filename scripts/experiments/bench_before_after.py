@@ -155,7 +155,7 @@ def figures(script: str, tree: str, report: dict) -> dict[str, float]:
 
 
 def run_script(tree: Path, script: str, flags: str, args: list[str], cpu: int, raw: Path | None, label: str) -> dict:
-    """One run of ``tree``'s ``scripts/SCRIPT.py`` pinned to ``cpu``; returns its JSON object.
+    """One run of the benchmark ``script`` of ``tree`` (its file in the scripts folder) pinned to ``cpu``; returns its JSON object.
 
     Raises:
         RuntimeError: if the run fails or prints no JSON object.
