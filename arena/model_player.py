@@ -57,7 +57,10 @@ def played_search(path, search: str | None = None) -> tuple[str, dict]:
     library's defaults. With ``search``, that search, with the recorded settings only when it is
     the recorded algorithm. ``path``: anything ``networks.loading.resolve_model`` takes.
     """
-    recorded = model_play_search(path)
+    try:
+        recorded = model_play_search(path)
+    except FileNotFoundError:  # loading the model reports the missing file; no record to read here
+        recorded = None
     if recorded is None:
         return search or "puct", {}
     name, settings = recorded
