@@ -281,6 +281,8 @@ def choose_moves(output, temperature: float | np.ndarray, ties: str, rng: np.ran
     if ties not in TIES:
         raise ValueError(f"expected ties in {list(TIES)}, got {ties!r}")
     counts = solver_visit_counts(output)
+    if ties == "lowest" and np.ndim(temperature) == 0 and temperature < GREEDY_TEMPERATURE:
+        return np.argmax(counts, axis=1).astype(np.int64)  # select_actions' greedy rule, without its checks
     if ties != "q":
         return select_actions(counts, temperature, rng, break_ties=ties == "random")
     temps = np.broadcast_to(np.asarray(temperature, dtype=np.float64), counts.shape[:1])
