@@ -80,15 +80,14 @@ def _build_kernel(rules: CompiledRules):
     to_play_fn = rules.to_play
 
     @njit
-    def playout(state, rng, max_game_length, current, scratch, legal):  # pragma: no cover - compiled
-        # one uniformly random playout from ``state``; value for the player to move there
-        player = to_play_fn(state)
-        current[:] = state
+    def playout(state, player, legal, count, rng, max_game_length, buffers):  # pragma: no cover - compiled
+        # one uniformly random playout from the non-terminal ``state`` whose player to move and
+        # legal moves (``legal``, ``count`` of them) are known; value for ``player``
+        current, scratch, mask = buffers
         plies = 0
-        while not is_terminal_fn(current):
+        while True:
             if plies > max_game_length:
                 return 0.0, _PLAYOUT_TOO_LONG
-            count = legal_fn(current, legal)
             pick = _below(rng, count)
             action = 0
             while True:
@@ -97,10 +96,15 @@ def _build_kernel(rules: CompiledRules):
                         break
                     pick -= 1
                 action += 1
-            step_fn(current, action, scratch)
-            current[:] = scratch
+            step_fn(state, action, scratch)
+            current, scratch = scratch, current  # the successor becomes the current state
+            state = current
             plies += 1
-        winner = winner_fn(current)
+            if is_terminal_fn(state):
+                break
+            legal = mask
+            count = legal_fn(state, legal)
+        winner = winner_fn(state)
         if winner < 0:
             return 0.0, _OK
         return (1.0 if winner == player else -1.0), _OK
@@ -112,11 +116,12 @@ def _build_kernel(rules: CompiledRules):
         to_play[0, node] = to_play_fn(state)
         if is_terminal_fn(state):
             terminal[0, node] = True
-            return
+            return 0
         count = legal_fn(state, legal[0, node])
         for a in range(legal.shape[2]):
             if legal[0, node, a]:
                 prior[0, node, a] = 1.0 / count
+        return count
 
     @njit
     def search(root, num_simulations, c, max_game_length, num_actions, rng):  # pragma: no cover - compiled
@@ -152,39 +157,40 @@ def _build_kernel(rules: CompiledRules):
         value_sum = node_value_sum[0]
         to_play = node_to_play[0]
         terminal = node_terminal[0]
-        current = np.empty(state_size, dtype=np.int64)
-        scratch = np.empty(state_size, dtype=np.int64)
-        legal_buffer = np.zeros(num_actions, dtype=np.bool_)
+        buffers = (np.empty(state_size, dtype=np.int64), np.empty(state_size, dtype=np.int64), np.zeros(num_actions, dtype=np.bool_))
+        children = children_index[0]
+        legal = children_legal[0]
+        raw_value = node_raw_value[0]
 
         # the root: its own playout counts one visit
         states[0, :] = root
-        new_node(0, root, node_info)
+        count = new_node(0, root, node_info)
         if terminal[0]:
             return _TERMINAL_ROOT, 0.0, 0, visit_counts, q_values, tree
         root_raw_prior[0, :] = children_prior[0, 0]
-        value, error = playout(root, rng, max_game_length, current, scratch, legal_buffer)
+        value, error = playout(root, to_play[0], legal[0], count, rng, max_game_length, buffers)
         if error:
             return error, 0.0, 0, visit_counts, q_values, tree
-        node_raw_value[0, 0] = value
+        raw_value[0] = value
         playouts = 1
         visits[0] = 1
         value_sum[0] = value
-        count = 1
+        used = 1
 
         for _ in range(num_simulations):
             node = 0
             while True:
                 if terminal[node]:
-                    value = node_raw_value[0, node]
+                    value = raw_value[node]
                     break
                 log_parent = math.log(max(visits[node], 1))
                 player = to_play[node]
                 best_action = -1
                 best_score = -np.inf
                 for a in range(num_actions):
-                    if not children_legal[0, node, a]:
+                    if not legal[node, a]:
                         continue
-                    child = children_index[0, node, a]
+                    child = children[node, a]
                     if child < 0 or visits[child] == 0:
                         score = np.inf
                     else:
@@ -195,27 +201,27 @@ def _build_kernel(rules: CompiledRules):
                     if best_action < 0 or score > best_score:
                         best_score = score
                         best_action = a
-                child = children_index[0, node, best_action]
+                child = children[node, best_action]
                 if child >= 0:
                     node = child
                     continue
                 # expand the edge: a new node, valued exactly or by one playout
-                child = count
-                count += 1
+                child = used
+                used += 1
                 step_fn(states[node], best_action, states[child])
-                children_index[0, node, best_action] = child
+                children[node, best_action] = child
                 parents[0, child] = node
                 action_from_parent[0, child] = best_action
-                new_node(child, states[child], node_info)
+                count = new_node(child, states[child], node_info)
                 if terminal[child]:
                     winner = winner_fn(states[child])
                     value = 0.0 if winner < 0 else (1.0 if winner == to_play[child] else -1.0)
                 else:
-                    value, error = playout(states[child], rng, max_game_length, current, scratch, legal_buffer)
+                    value, error = playout(states[child], to_play[child], legal[child], count, rng, max_game_length, buffers)
                     playouts += 1
                     if error:
                         return error, 0.0, 0, visit_counts, q_values, tree
-                node_raw_value[0, child] = value
+                raw_value[child] = value
                 node = child
                 break
             # back up, negating when the player to move changes
@@ -229,9 +235,9 @@ def _build_kernel(rules: CompiledRules):
                     value = -value
                 node = parent
 
-        num_nodes[0] = count
+        num_nodes[0] = used
         for a in range(num_actions):
-            child = children_index[0, 0, a]
+            child = children[0, a]
             if child >= 0 and visits[child] > 0:
                 visit_counts[a] = visits[child]
                 q = value_sum[child] / visits[child]
