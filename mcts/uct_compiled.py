@@ -80,14 +80,15 @@ def _build_kernel(rules: CompiledRules):
     to_play_fn = rules.to_play
 
     @njit
-    def playout(state, player, legal, count, rng, max_game_length, buffers):  # pragma: no cover - compiled
-        # one uniformly random playout from the non-terminal ``state`` whose player to move and
-        # legal moves (``legal``, ``count`` of them) are known; value for ``player``
-        current, scratch, mask = buffers
+    def playout(state, rng, max_game_length, current, scratch, legal):  # pragma: no cover - compiled
+        # one uniformly random playout from ``state``; value for the player to move there
+        player = to_play_fn(state)
+        current[:] = state
         plies = 0
-        while True:
+        while not is_terminal_fn(current):
             if plies > max_game_length:
                 return 0.0, _PLAYOUT_TOO_LONG
+            count = legal_fn(current, legal)
             pick = _below(rng, count)
             action = 0
             while True:
@@ -96,32 +97,13 @@ def _build_kernel(rules: CompiledRules):
                         break
                     pick -= 1
                 action += 1
-            step_fn(state, action, scratch)
-            current, scratch = scratch, current  # the successor becomes the current state
-            state = current
+            step_fn(current, action, scratch)
+            current[:] = scratch
             plies += 1
-            if is_terminal_fn(state):
-                break
-            legal = mask
-            count = legal_fn(state, legal)
-        winner = winner_fn(state)
+        winner = winner_fn(current)
         if winner < 0:
             return 0.0, _OK
         return (1.0 if winner == player else -1.0), _OK
-
-    @njit
-    def new_node(node, state, tree):  # pragma: no cover - compiled
-        # the node's player, terminal flag, legal mask and uniform priors (UCT has no priors)
-        to_play, terminal, legal, prior = tree
-        to_play[0, node] = to_play_fn(state)
-        if is_terminal_fn(state):
-            terminal[0, node] = True
-            return 0
-        count = legal_fn(state, legal[0, node])
-        for a in range(legal.shape[2]):
-            if legal[0, node, a]:
-                prior[0, node, a] = 1.0 / count
-        return count
 
     @njit
     def search(root, num_simulations, c, max_game_length, num_actions, rng):  # pragma: no cover - compiled
@@ -149,7 +131,6 @@ def _build_kernel(rules: CompiledRules):
             action_from_parent, children_index, children_prior, children_legal, num_nodes, root_raw_prior,
             node_proof, node_chance, chance_probs,
         )
-        node_info = (node_to_play, node_terminal, children_legal, children_prior)
         visit_counts = np.zeros(num_actions, dtype=np.int32)
         q_values = np.full(num_actions, np.nan, dtype=np.float64)
         states = node_states[0]
@@ -157,40 +138,39 @@ def _build_kernel(rules: CompiledRules):
         value_sum = node_value_sum[0]
         to_play = node_to_play[0]
         terminal = node_terminal[0]
-        buffers = (np.empty(state_size, dtype=np.int64), np.empty(state_size, dtype=np.int64), np.zeros(num_actions, dtype=np.bool_))
-        children = children_index[0]
-        legal = children_legal[0]
-        raw_value = node_raw_value[0]
+        current = np.empty(state_size, dtype=np.int64)
+        scratch = np.empty(state_size, dtype=np.int64)
+        legal_buffer = np.zeros(num_actions, dtype=np.bool_)
 
         # the root: its own playout counts one visit
         states[0, :] = root
-        count = new_node(0, root, node_info)
-        if terminal[0]:
+        to_play[0] = to_play_fn(root)
+        if is_terminal_fn(root):
             return _TERMINAL_ROOT, 0.0, 0, visit_counts, q_values, tree
-        root_raw_prior[0, :] = children_prior[0, 0]
-        value, error = playout(root, to_play[0], legal[0], count, rng, max_game_length, buffers)
+        legal_fn(root, children_legal[0, 0])
+        value, error = playout(root, rng, max_game_length, current, scratch, legal_buffer)
         if error:
             return error, 0.0, 0, visit_counts, q_values, tree
-        raw_value[0] = value
+        node_raw_value[0, 0] = value
         playouts = 1
         visits[0] = 1
         value_sum[0] = value
-        used = 1
+        count = 1
 
         for _ in range(num_simulations):
             node = 0
             while True:
                 if terminal[node]:
-                    value = raw_value[node]
+                    value = node_raw_value[0, node]
                     break
                 log_parent = math.log(max(visits[node], 1))
                 player = to_play[node]
                 best_action = -1
                 best_score = -np.inf
                 for a in range(num_actions):
-                    if not legal[node, a]:
+                    if not children_legal[0, node, a]:
                         continue
-                    child = children[node, a]
+                    child = children_index[0, node, a]
                     if child < 0 or visits[child] == 0:
                         score = np.inf
                     else:
@@ -201,27 +181,29 @@ def _build_kernel(rules: CompiledRules):
                     if best_action < 0 or score > best_score:
                         best_score = score
                         best_action = a
-                child = children[node, best_action]
+                child = children_index[0, node, best_action]
                 if child >= 0:
                     node = child
                     continue
                 # expand the edge: a new node, valued exactly or by one playout
-                child = used
-                used += 1
+                child = count
+                count += 1
                 step_fn(states[node], best_action, states[child])
-                children[node, best_action] = child
+                children_index[0, node, best_action] = child
                 parents[0, child] = node
                 action_from_parent[0, child] = best_action
-                count = new_node(child, states[child], node_info)
-                if terminal[child]:
+                to_play[child] = to_play_fn(states[child])
+                if is_terminal_fn(states[child]):
+                    terminal[child] = True
                     winner = winner_fn(states[child])
                     value = 0.0 if winner < 0 else (1.0 if winner == to_play[child] else -1.0)
                 else:
-                    value, error = playout(states[child], to_play[child], legal[child], count, rng, max_game_length, buffers)
+                    legal_fn(states[child], children_legal[0, child])
+                    value, error = playout(states[child], rng, max_game_length, current, scratch, legal_buffer)
                     playouts += 1
                     if error:
                         return error, 0.0, 0, visit_counts, q_values, tree
-                raw_value[child] = value
+                node_raw_value[0, child] = value
                 node = child
                 break
             # back up, negating when the player to move changes
@@ -235,9 +217,18 @@ def _build_kernel(rules: CompiledRules):
                     value = -value
                 node = parent
 
-        num_nodes[0] = used
+        num_nodes[0] = count
+        # uniform priors over each node's legal moves (UCT has none of its own)
+        for node in range(count):
+            legal_count = 0
+            for a in range(num_actions):
+                legal_count += children_legal[0, node, a]
+            for a in range(num_actions):
+                if children_legal[0, node, a]:
+                    children_prior[0, node, a] = 1.0 / legal_count
+        root_raw_prior[0, :] = children_prior[0, 0]
         for a in range(num_actions):
-            child = children[0, a]
+            child = children_index[0, 0, a]
             if child >= 0 and visits[child] > 0:
                 visit_counts[a] = visits[child]
                 q = value_sum[child] / visits[child]
