@@ -287,7 +287,7 @@ def compiled_uct_search(
         raise ValueError(f"{game.name} has no compiled rules (Game.compiled_rules() is None)")
     check_rng(rng)
     kernel = compiled_uct_kernel(rules)
-    stream = np.array([rng.integers(0, 2**63, dtype=np.uint64)], dtype=np.uint64)
+    stream = rng.integers(0, 2**63, size=1, dtype=np.uint64)
     root = np.ascontiguousarray(state_row, dtype=np.int64)
     error, root_value, num_playouts, visit_counts, q_values, arrays = kernel(
         root, int(num_simulations), float(c), int(game.max_game_length), int(game.num_actions), stream
