@@ -255,6 +255,11 @@ def run_search(
     return output
 
 
+def _greedy(temperature) -> bool:
+    """Whether one temperature (not a per-row array) plays the most visited move."""
+    return np.ndim(temperature) == 0 and temperature < GREEDY_TEMPERATURE
+
+
 def _row(output, b: int):
     """What ``choose_moves`` reads of ``output``, for row ``b`` alone (a batch of one)."""
     return _OneRow(output.visit_counts[b : b + 1], output.q_values[b : b + 1], output.tree.take(np.array([b])))
@@ -281,6 +286,8 @@ def choose_moves(output, temperature: float | np.ndarray, ties: str, rng: np.ran
     if ties not in TIES:
         raise ValueError(f"expected ties in {list(TIES)}, got {ties!r}")
     counts = solver_visit_counts(output)
+    if ties == "lowest" and _greedy(temperature):
+        return np.argmax(counts, axis=1).astype(np.int64)  # select_actions' greedy rule, without its checks
     if ties != "q":
         return select_actions(counts, temperature, rng, break_ties=ties == "random")
     temps = np.broadcast_to(np.asarray(temperature, dtype=np.float64), counts.shape[:1])

@@ -41,6 +41,8 @@ def solver_visit_counts(output) -> np.ndarray:
     lost, at any simulation count. Without proofs (solver off) the counts come back unchanged.
     """
     counts = output.visit_counts.astype(np.int32)
+    if not output.tree.node_proof.any():  # no proofs (the solver off): visits are 0 on illegal actions
+        return counts
     num_actions = counts.shape[1]
     proven = root_child_proven_values(output.tree)[:, :num_actions]
     legal = output.tree.children_legal[:, ROOT_INDEX, :num_actions]

@@ -25,7 +25,7 @@ from games.checks import is_int
 from mcts.evaluators import EvaluateFn, random_rollout_evaluator
 from mcts.kernels import RULE_UCT, selection_params
 from mcts.search import LoopSettings, SearchOutput, search_loop, with_visit_choice
-from mcts.tree import ROOT_INDEX, Tree, empty_tree
+from mcts.tree import Tree
 from mcts.uct_compiled import compiled_uct_search
 
 #: The usual UCB1 exploration constant on [0, 1] results (about sqrt(2)).
@@ -108,8 +108,8 @@ def compiled_applies(game: Game, root_states: np.ndarray, evaluate_fn, settings:
     (``run_compiled_uct``): one root, random rollouts (no evaluator, one playout per leaf), no
     reused tree, and a game with compiled rules (``Game.compiled_rules``)."""
     return (
-        np.ndim(root_states) == 2 and len(root_states) == 1 and evaluate_fn is None and tree is None
-        and settings.num_rollouts == 1 and game.compiled_rules() is not None
+        evaluate_fn is None and tree is None and settings.num_rollouts == 1 and np.shape(root_states)[:1] == (1,)
+        and np.ndim(root_states) == 2 and game.compiled_rules() is not None
     )
 
 
@@ -124,57 +124,28 @@ def run_compiled_uct(game: Game, root_states: np.ndarray, settings: UCTConfig, r
         rng: the generator of the playouts' seed.
 
     Returns:
-        ``SearchOutput`` whose ``tree`` holds the root and its visited children only (the compiled
-        search keeps its deeper nodes; a child's ``node_raw_value`` is 0 and its ``node_visits`` and
-        ``node_value_sum`` are the search's); ``root_priors`` are uniform over the legal actions;
-        ``num_evaluations`` counts the random playouts, the root's included.
+        ``SearchOutput`` whose ``tree`` is the whole search tree (``mcts.uct_compiled.CompiledUCTResult``);
+        ``root_priors`` are uniform over the legal actions; ``num_evaluations`` counts the random
+        playouts, the root's included.
 
     Raises:
         ValueError: for malformed or terminal roots, and as ``compiled_uct_search``.
     """
     check_batch(game, root_states)
-    if game.terminal(root_states)[0]:
-        raise ValueError("root states must not be terminal; rows [0] are")
     n = settings.num_simulations
-    _, counts, q_values, root_value, playouts = compiled_uct_search(game, root_states[0], n, rng, settings.c)
-    legal = game.legal_mask(root_states)
-    uniform = (legal / legal.sum(axis=1, keepdims=True)).astype(np.float32)
-    visited = np.flatnonzero(counts > 0)
-    nodes = np.arange(1, 1 + len(visited))
-    tree = empty_tree(1, 1 + len(visited), game.num_actions, game.state_size)
-    tree.num_nodes[0] = 1 + len(visited)
-    tree.node_visits[0, ROOT_INDEX] = n + 1
-    tree.node_value_sum[0, ROOT_INDEX] = root_value * (n + 1)
-    tree.node_to_play[0, ROOT_INDEX] = game.to_play(root_states)[0]
-    tree.node_states[0, ROOT_INDEX] = root_states[0]
-    tree.children_legal[0, ROOT_INDEX] = legal[0]
-    tree.children_prior[0, ROOT_INDEX] = tree.root_raw_prior[0] = uniform[0]
-    if len(visited):
-        child_states = game.step(np.repeat(root_states, len(visited), axis=0), visited)
-        child_to_play = game.to_play(child_states)
-        terminal = game.terminal(child_states)
-        same_player = child_to_play == tree.node_to_play[0, ROOT_INDEX]
-        tree.children_index[0, ROOT_INDEX, visited] = nodes
-        tree.parents[0, nodes] = ROOT_INDEX
-        tree.action_from_parent[0, nodes] = visited
-        tree.node_states[0, nodes] = child_states
-        tree.node_to_play[0, nodes] = child_to_play
-        tree.node_terminal[0, nodes] = terminal
-        tree.children_legal[0, nodes] = game.legal_mask(child_states) & ~terminal[:, None]
-        tree.node_visits[0, nodes] = counts[visited]
-        tree.node_value_sum[0, nodes] = counts[visited] * np.where(same_player, q_values[visited], -q_values[visited])
-    output = SearchOutput(
-        visit_counts=counts[None, :].astype(np.int32),
-        root_values=np.array([root_value], dtype=np.float32),
-        q_values=q_values[None, :].astype(np.float32),
-        root_priors=uniform,
-        root_raw_priors=uniform.copy(),
-        tree=tree,
+    result = compiled_uct_search(game, root_states[0], n, rng, settings.c)
+    counts = result.visit_counts[None, :]
+    return SearchOutput(
+        visit_counts=counts,
+        root_values=np.array([result.root_value], dtype=np.float32),
+        q_values=result.q_values[None, :].astype(np.float32),
+        root_priors=result.tree.root_raw_prior.copy(),
+        root_raw_priors=result.tree.root_raw_prior,
+        tree=result.tree,
         num_degenerate_priors=np.zeros(1, dtype=np.int32),
-        num_evaluations=np.array([playouts], dtype=np.int32),
-        num_terminal_leaves=np.array([n + 1 - playouts], dtype=np.int32),
+        num_evaluations=np.array([result.num_playouts], dtype=np.int32),
+        num_terminal_leaves=np.array([n + 1 - result.num_playouts], dtype=np.int32),
         root_proof=np.zeros(1, dtype=np.int8),
-        actions=np.zeros(1, dtype=np.int64),
-        policy_targets=np.zeros((1, game.num_actions), dtype=np.float32),
+        actions=np.array([result.action], dtype=np.int64),
+        policy_targets=(counts / np.float32(n)).astype(np.float32),
     )
-    return with_visit_choice(output, solver=False)

@@ -29,6 +29,7 @@ of CPU, searching then costs about a microsecond per simulation.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -36,9 +37,10 @@ from numba import njit
 from games.base import CompiledRules, Game
 from mcts.formulas import ucb1_score
 from mcts.policy import check_rng
+from mcts.tree import Tree
 
 #: error codes of the kernel
-_OK, _PLAYOUT_TOO_LONG = 0, 1
+_OK, _PLAYOUT_TOO_LONG, _TERMINAL_ROOT = 0, 1, 2
 
 _KERNELS: dict[CompiledRules, object] = {}
 
@@ -46,9 +48,10 @@ _KERNELS: dict[CompiledRules, object] = {}
 def compiled_uct_kernel(rules: CompiledRules):
     """The compiled single-tree UCT search for the game whose ``compiled_rules()`` is ``rules``.
 
-    Returns ``search(root [S] int64, num_simulations, c, max_game_length, num_actions, rng,
-    visit_counts [A] int32 (out), q_values [A] float64 (out)) -> (error code, root value, playouts)``
-    (``playouts``: random playouts run, the root's included); memoised per ``rules``.
+    Returns ``search(root [S] int64, num_simulations, c, max_game_length, num_actions, rng) ->
+    (error code, root value, playouts, visit_counts [A] int32, q_values [A] float64, tree)``
+    (``playouts``: random playouts run, the root's included; ``tree``: the arrays of
+    ``mcts.tree.Tree`` in its field order, one row); memoised per ``rules``.
     """
     kernel = _KERNELS.get(rules)
     if kernel is None:
@@ -103,18 +106,38 @@ def _build_kernel(rules: CompiledRules):
         return (1.0 if winner == player else -1.0), _OK
 
     @njit
-    def search(root, num_simulations, c, max_game_length, num_actions, rng, visit_counts, q_values):  # pragma: no cover - compiled
+    def search(root, num_simulations, c, max_game_length, num_actions, rng):  # pragma: no cover - compiled
         capacity = num_simulations + 1
         state_size = root.shape[0]
-        states = np.empty((capacity, state_size), dtype=np.int64)
-        children = np.full((capacity, num_actions), -1, dtype=np.int32)
-        legal = np.zeros((capacity, num_actions), dtype=np.bool_)
-        parents = np.full(capacity, -1, dtype=np.int32)
-        to_play = np.zeros(capacity, dtype=np.int8)
-        terminal = np.zeros(capacity, dtype=np.bool_)
-        raw_value = np.zeros(capacity, dtype=np.float64)
-        visits = np.zeros(capacity, dtype=np.int32)
-        value_sum = np.zeros(capacity, dtype=np.float64)
+        # mcts.tree.Tree's arrays, in its field order, one row
+        node_visits = np.zeros((1, capacity), dtype=np.int32)
+        node_value_sum = np.zeros((1, capacity), dtype=np.float64)
+        node_raw_value = np.zeros((1, capacity), dtype=np.float32)
+        node_to_play = np.zeros((1, capacity), dtype=np.int8)
+        node_terminal = np.zeros((1, capacity), dtype=np.bool_)
+        node_states = np.zeros((1, capacity, state_size), dtype=np.int64)
+        parents = np.full((1, capacity), -1, dtype=np.int32)
+        action_from_parent = np.full((1, capacity), -1, dtype=np.int32)
+        children_index = np.full((1, capacity, num_actions), -1, dtype=np.int32)
+        children_prior = np.zeros((1, capacity, num_actions), dtype=np.float32)
+        children_legal = np.zeros((1, capacity, num_actions), dtype=np.bool_)
+        num_nodes = np.zeros(1, dtype=np.int32)
+        root_raw_prior = np.zeros((1, num_actions), dtype=np.float32)
+        node_proof = np.zeros((1, capacity), dtype=np.int8)
+        node_chance = np.zeros((1, capacity), dtype=np.bool_)
+        chance_probs = np.zeros((1, capacity, 0), dtype=np.float64)
+        tree = (
+            node_visits, node_value_sum, node_raw_value, node_to_play, node_terminal, node_states, parents,
+            action_from_parent, children_index, children_prior, children_legal, num_nodes, root_raw_prior,
+            node_proof, node_chance, chance_probs,
+        )
+        visit_counts = np.zeros(num_actions, dtype=np.int32)
+        q_values = np.full(num_actions, np.nan, dtype=np.float64)
+        states = node_states[0]
+        visits = node_visits[0]
+        value_sum = node_value_sum[0]
+        to_play = node_to_play[0]
+        terminal = node_terminal[0]
         current = np.empty(state_size, dtype=np.int64)
         scratch = np.empty(state_size, dtype=np.int64)
         legal_buffer = np.zeros(num_actions, dtype=np.bool_)
@@ -122,30 +145,32 @@ def _build_kernel(rules: CompiledRules):
         # the root: its own playout counts one visit
         states[0, :] = root
         to_play[0] = to_play_fn(root)
-        legal_fn(root, legal[0])
+        if is_terminal_fn(root):
+            return _TERMINAL_ROOT, 0.0, 0, visit_counts, q_values, tree
+        legal_fn(root, children_legal[0, 0])
         value, error = playout(root, rng, max_game_length, current, scratch, legal_buffer)
         if error:
-            return error, 0.0, 0
-        raw_value[0] = value
+            return error, 0.0, 0, visit_counts, q_values, tree
+        node_raw_value[0, 0] = value
         playouts = 1
         visits[0] = 1
         value_sum[0] = value
-        num_nodes = 1
+        count = 1
 
         for _ in range(num_simulations):
             node = 0
             while True:
                 if terminal[node]:
-                    value = raw_value[node]
+                    value = node_raw_value[0, node]
                     break
                 log_parent = math.log(max(visits[node], 1))
                 player = to_play[node]
                 best_action = -1
                 best_score = -np.inf
                 for a in range(num_actions):
-                    if not legal[node, a]:
+                    if not children_legal[0, node, a]:
                         continue
-                    child = children[node, a]
+                    child = children_index[0, node, a]
                     if child < 0 or visits[child] == 0:
                         score = np.inf
                     else:
@@ -156,58 +181,91 @@ def _build_kernel(rules: CompiledRules):
                     if best_action < 0 or score > best_score:
                         best_score = score
                         best_action = a
-                child = children[node, best_action]
+                child = children_index[0, node, best_action]
                 if child >= 0:
                     node = child
                     continue
                 # expand the edge: a new node, valued exactly or by one playout
-                child = num_nodes
-                num_nodes += 1
+                child = count
+                count += 1
                 step_fn(states[node], best_action, states[child])
-                children[node, best_action] = child
-                parents[child] = node
+                children_index[0, node, best_action] = child
+                parents[0, child] = node
+                action_from_parent[0, child] = best_action
                 to_play[child] = to_play_fn(states[child])
                 if is_terminal_fn(states[child]):
                     terminal[child] = True
                     winner = winner_fn(states[child])
                     value = 0.0 if winner < 0 else (1.0 if winner == to_play[child] else -1.0)
                 else:
-                    legal_fn(states[child], legal[child])
+                    legal_fn(states[child], children_legal[0, child])
                     value, error = playout(states[child], rng, max_game_length, current, scratch, legal_buffer)
                     playouts += 1
                     if error:
-                        return error, 0.0, 0
-                raw_value[child] = value
+                        return error, 0.0, 0, visit_counts, q_values, tree
+                node_raw_value[0, child] = value
                 node = child
                 break
             # back up, negating when the player to move changes
             while True:
                 visits[node] += 1
                 value_sum[node] += value
-                parent = parents[node]
+                parent = parents[0, node]
                 if parent < 0:
                     break
                 if to_play[parent] != to_play[node]:
                     value = -value
                 node = parent
 
+        num_nodes[0] = count
+        # uniform priors over each node's legal moves (UCT has none of its own)
+        for node in range(count):
+            legal_count = 0
+            for a in range(num_actions):
+                legal_count += children_legal[0, node, a]
+            for a in range(num_actions):
+                if children_legal[0, node, a]:
+                    children_prior[0, node, a] = 1.0 / legal_count
+        root_raw_prior[0, :] = children_prior[0, 0]
         for a in range(num_actions):
-            child = children[0, a]
+            child = children_index[0, 0, a]
             if child >= 0 and visits[child] > 0:
                 visit_counts[a] = visits[child]
                 q = value_sum[child] / visits[child]
                 q_values[a] = -q if to_play[child] != to_play[0] else q
-            else:
-                visit_counts[a] = 0
-                q_values[a] = np.nan
-        return _OK, value_sum[0] / visits[0], playouts
+        return _OK, value_sum[0] / visits[0], playouts, visit_counts, q_values, tree
 
     return search
 
 
+class CompiledUCTResult(NamedTuple):
+    """What ``compiled_uct_search`` returns.
+
+    Attributes:
+        action: the most visited root child, the lowest index on ties.
+        visit_counts: ``[A]`` int32, the root children's visits (summing to ``num_simulations``).
+        q_values: ``[A]`` float64, Q(root, a) for the player to move; NaN where unvisited.
+        root_value: the mean backed-up root value for the player to move (the root's own playout
+            included).
+        num_playouts: random playouts run, the root's included (a simulation that ends on a
+            terminal node runs none).
+        tree: the whole search tree, ``mcts.tree.Tree`` with one row and ``num_simulations + 1``
+            slots: node ``i`` created at simulation ``i`` (a simulation that ends on a terminal
+            node already in the tree creates none), uniform priors over each node's legal actions,
+            ``node_raw_value`` the node's playout (or exact terminal) value, no proofs.
+    """
+
+    action: int
+    visit_counts: np.ndarray
+    q_values: np.ndarray
+    root_value: float
+    num_playouts: int
+    tree: Tree
+
+
 def compiled_uct_search(
     game: Game, state_row: np.ndarray, num_simulations: int, rng: np.random.Generator, c: float
-) -> tuple[int, np.ndarray, np.ndarray, float, int]:
+) -> CompiledUCTResult:
     """UCT for one non-terminal state in one compiled call.
 
     Args:
@@ -215,32 +273,29 @@ def compiled_uct_search(
         state_row: ``[S]`` int64 non-terminal state.
         num_simulations: >= 1; c: UCB1 constant on ``[0, 1]`` results, finite, >= 0 (the caller
             validates both, as ``mcts.uct.UCTConfig`` does).
-        rng: every playout move is drawn from it.
+        rng: the generator of the playouts' seed (one draw).
 
     Returns:
-        ``(action, visit_counts [A] int32, q_values [A] float64, root_value, num_playouts)``: the
-        most visited root child (lowest index on ties), the root children's visits (summing to
-        ``num_simulations``), Q(root, a) for the player to move (NaN where unvisited), the mean
-        backed-up root value for the player to move (the root's own playout included), and the
-        random playouts run (the root's included; a simulation ending on a terminal node runs none).
+        ``CompiledUCTResult``.
 
     Raises:
-        ValueError: if the game has no compiled rules, ``rng`` is not a generator, or a playout
-            runs past ``game.max_game_length`` plies.
+        ValueError: if the game has no compiled rules, ``rng`` is not a generator, the state is
+            terminal, or a playout runs past ``game.max_game_length`` plies.
     """
     rules = game.compiled_rules()
     if rules is None:
         raise ValueError(f"{game.name} has no compiled rules (Game.compiled_rules() is None)")
     check_rng(rng)
     kernel = compiled_uct_kernel(rules)
-    stream = np.array([rng.integers(0, 2**63, dtype=np.uint64)], dtype=np.uint64)
-    visit_counts = np.zeros(game.num_actions, dtype=np.int32)
-    q_values = np.zeros(game.num_actions, dtype=np.float64)
+    stream = rng.integers(0, 2**63, size=1, dtype=np.uint64)
     root = np.ascontiguousarray(state_row, dtype=np.int64)
-    error, root_value, num_playouts = kernel(
-        root, int(num_simulations), float(c), int(game.max_game_length), int(game.num_actions), stream,
-        visit_counts, q_values,
+    error, root_value, num_playouts, visit_counts, q_values, arrays = kernel(
+        root, int(num_simulations), float(c), int(game.max_game_length), int(game.num_actions), stream
     )
+    if error == _TERMINAL_ROOT:
+        raise ValueError("root states must not be terminal; rows [0] are")
     if error == _PLAYOUT_TOO_LONG:
         raise ValueError(f"{game.name}: random playout longer than max_game_length={game.max_game_length}")
-    return int(np.argmax(visit_counts)), visit_counts, q_values, float(root_value), int(num_playouts)
+    return CompiledUCTResult(
+        int(np.argmax(visit_counts)), visit_counts, q_values, float(root_value), int(num_playouts), Tree(*arrays)
+    )
