@@ -96,7 +96,7 @@ def test_play_help_lists_the_shipped_models_and_the_poker_mode(capsys, monkeypat
     with pytest.raises(SystemExit):
         play_main(["--help"])
     text = capsys.readouterr().out
-    assert "a shipped model's name (connect4, pig, tictactoe)" in " ".join(text.split())
+    assert "a shipped model's name (connect4, othello6x6, pig, tictactoe)" in " ".join(text.split())
     assert "play --game kuhn --policy FILE [--hands 10] [--seed 0] [--human-first | --human-second]" in text
 
 
