@@ -2,11 +2,13 @@
 
 Usage::
 
-    python scripts/web_screenshot.py --model runs/c4/best --moves 4453 --out docs/web.png
+    python scripts/web_screenshot.py --moves 4445 --hint --out docs/web.png
+    python scripts/web_screenshot.py --model runs/c4/best --moves 4453 --out c4.png
     python scripts/web_screenshot.py --model runs/c4/best --moves 4453 --phone --out docs/web_phone.png
     python scripts/web_screenshot.py --model runs/othello/best --moves d3c5 --out othello.png
 
-Starts ``play --web`` on a free port of 127.0.0.1, clicks each move of ``--moves`` as the human
+Starts ``play --web`` on a free port of 127.0.0.1 (without ``--model``: the page of every game,
+the shipped models seated, opened on the default game), clicks each move of ``--moves`` as the human
 (waiting for the model's reply after each), optionally asks for a hint, saves a PNG and prints one
 JSON object (the file, the moves on the board, the status line). Needs Selenium and Chromium
 (``frontends/web/browser.py``).
@@ -42,7 +44,9 @@ def split_moves(text: str, notation: list[str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", required=True, help="export folder (a run's best/)")
+    parser.add_argument(
+        "--model", help="export folder (a run's best/); default: every game with the shipped models"
+    )
     parser.add_argument(
         "--moves", default="", help="the human's moves to click, as a move string ('4453', 'd3c5')"
     )

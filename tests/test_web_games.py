@@ -21,7 +21,7 @@ from frontends.web.app import create_app
 from frontends.web.catalogue import WebOptions, build_catalogue, served_models
 from frontends.web.opponents import OpponentChoice, check_opponent
 from frontends.web.sessions import HUMAN, MODEL, OPPONENT
-from networks.shipped import shipped_names
+from networks.shipped import shipped_names, shipped_path
 from search.alphabeta import alphabeta
 
 SIMS = 8
@@ -236,3 +236,12 @@ def test_a_game_without_a_model_seats_the_human_against_the_server_opponent():
         assert (session["seats"], session["turn"], session["seat_names"]) == (
             [OPPONENT, HUMAN], OPPONENT, ["star2:depth=3", "you"],
         )
+
+
+def test_the_page_names_a_shipped_model_by_name_and_another_by_its_folder(connect4_model):
+    catalogue = build_catalogue(
+        {"tictactoe": shipped_path("tictactoe"), "connect4": connect4_model}, "tictactoe", WebOptions(simulations=SIMS)
+    )
+    with TestClient(create_app(catalogue)) as client:
+        assert client.get("/api/info").json()["model"] == "shipped tictactoe"
+        assert client.get("/api/info", params={"game": "connect4"}).json()["model"] == str(connect4_model)

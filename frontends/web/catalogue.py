@@ -145,5 +145,11 @@ def _played_search(path: Path | None) -> dict:
 
 
 def _model_name(path: Path | None) -> str:
-    """How the page names a model: its folder (a shipped model's lies under ``networks/shipped/``)."""
-    return "model" if path is None else str(path)
+    """How the page names a model: ``shipped NAME`` for a shipped model (``networks/shipped/NAME``),
+    else its folder."""
+    if path is None:
+        return "model"
+    for name in shipped_names():
+        if shipped_path(name).resolve() == Path(path).resolve():
+            return f"shipped {name}"
+    return str(path)
