@@ -20,6 +20,7 @@ from trainer.config import (
     learner_config,
     network_config,
     selfplay_search,
+    worker_settings,
 )
 from selfplay.runner import SelfPlaySettings
 from selfplay.worker import WorkerSettings
@@ -88,3 +89,20 @@ def test_the_step_schedule_and_warm_up_are_reachable_from_the_config(compose):
     assert learner.learning_rate == pytest.approx(0.002)
     learner.samples_trained = 250  # two drops: 0.004 * 0.5 ** 2
     assert learner.learning_rate == pytest.approx(0.001)
+
+
+def test_a_workers_settings_are_the_selfplay_sections_values(compose):
+    config = compose([
+        "game=tictactoe", "selfplay.games_per_actor=5", "selfplay.moves_per_call=3", "selfplay.temperature=0.5",
+        "selfplay.temperature_plies=2", "selfplay.random_opening_plies=1", "selfplay.reuse_tree=true",
+        "selfplay.full_search_probability=0.25", "selfplay.cheap_simulations=4", "selfplay.value_target=q",
+        "selfplay.eval_cache_size=7", "selfplay.inference=torch", "selfplay.torch_threads=2",
+    ])
+    assert worker_settings(config) == WorkerSettings(  # device: configs/train.yaml chooses the CPU
+        num_games=5, moves_per_call=3, device="cpu", torch_threads=2, eval_cache_size=7, inference="torch",
+        play=SelfPlaySettings(
+            temperature=0.5, temperature_plies=2, random_opening_plies=1, full_search_probability=0.25,
+            cheap_simulations=4, value_target="q", reuse_tree=True,
+        ),
+    )
+    assert pickle.loads(pickle.dumps(worker_settings(config))) == worker_settings(config)

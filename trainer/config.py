@@ -450,6 +450,27 @@ def arena_gate(config: TrainSchema) -> GateConfig:
     return GateConfig(rule=ar.gate, num_games=int(ar.num_games), threshold=float(ar.threshold), sprt=sprt)
 
 
+#: keys of the ``selfplay`` section named otherwise than the worker's field
+_WORKER_KEYS = {"num_games": "games_per_actor"}
+
+
+def settings_from_section(settings_type: type, section, keys: dict[str, str] | None = None, **given):
+    """A frozen settings dataclass from a config section: each field read from the key of its own
+    name (or ``keys[field]``) where the section has it, ``given`` fields as given, the class's
+    default otherwise. So a field added to the library class and its schema needs no edit here.
+
+    Raises:
+        ValueError: as ``settings_type`` for a value out of range.
+    """
+    keys = keys or {}
+    values = dict(given)
+    for f in dataclasses.fields(settings_type):
+        key = keys.get(f.name, f.name)
+        if f.name not in values and hasattr(section, key):
+            values[f.name] = getattr(section, key)
+    return settings_type(**values)
+
+
 def worker_settings(config: TrainSchema) -> WorkerSettings:
     """A self-play worker's settings (frozen) from ``config.selfplay``; the ``mcts`` section's
     search is passed beside them (``selfplay_search``).
@@ -457,44 +478,14 @@ def worker_settings(config: TrainSchema) -> WorkerSettings:
     Raises:
         ValueError: as ``selfplay.worker.WorkerSettings`` and ``selfplay.runner.SelfPlaySettings``.
     """
-    sp = config.selfplay
-    play = SelfPlaySettings(
-        temperature=sp.temperature,
-        temperature_plies=sp.temperature_plies,
-        random_opening_plies=sp.random_opening_plies,
-        full_search_probability=sp.full_search_probability,
-        cheap_simulations=sp.cheap_simulations,
-        value_target=sp.value_target,
-        reuse_tree=sp.reuse_tree,
-    )
-    return WorkerSettings(
-        num_games=sp.games_per_actor,
-        moves_per_call=sp.moves_per_call,
-        device=sp.device,
-        torch_threads=sp.torch_threads,
-        eval_cache_size=sp.eval_cache_size,
-        inference=sp.inference,
-        play=play,
-    )
+    play = settings_from_section(SelfPlaySettings, config.selfplay)
+    return settings_from_section(WorkerSettings, config.selfplay, _WORKER_KEYS, play=play)
 
 
 def learner_config(config: TrainSchema) -> LearnerConfig:
-    """The learner's settings (frozen) from ``config.trainer``."""
-    tr = config.trainer
-    return LearnerConfig(
-        optimizer=tr.optimizer,
-        learning_rate=tr.learning_rate,
-        momentum=tr.momentum,
-        weight_decay=tr.weight_decay,
-        lr_schedule=tr.lr_schedule,
-        lr_schedule_samples=tr.lr_schedule_samples,
-        lr_warmup_samples=tr.lr_warmup_samples,
-        lr_min_ratio=tr.lr_min_ratio,
-        lr_step_gamma=tr.lr_step_gamma,
-        lr_decay_fraction=tr.lr_decay_fraction,
-        grad_clip=tr.grad_clip,
-        device=tr.device,
-    )
+    """The learner's settings (frozen) from ``config.trainer`` (fields the section has no key for,
+    such as ``value_weight``, keep ``LearnerConfig``'s defaults)."""
+    return settings_from_section(LearnerConfig, config.trainer)
 
 
 def _positive(errors: list, key: str, value, allow_zero: bool = False) -> None:
