@@ -17,12 +17,12 @@ from arena.accuracy import labelled_sets, network_mistake_rates
 from arena.network_match import run_network_match
 from arena.network_players import MCTSPlayer
 from arena.positions import position_sets
-from arena.promotion import GateConfig, as_gate_config, decide_gate
+from arena.promotion import GateConfig, decide_gate
 from arena.rating import RatingPlan, RatingPool
 from arena.results import MatchResult
 from mcts import algorithm_of
 from networks import build_network
-from networks.config import INFERENCE_RUNTIMES, as_network_config
+from networks.config import INFERENCE_RUNTIMES, NetworkConfig
 from networks.evaluator import TorchEvaluator
 from networks.export import onnx_runtime_evaluator
 from networks.model_utils import weights_hash
@@ -67,12 +67,12 @@ class GatingWorker:
 
     Args:
         game_name: registry id.
-        network_config: the frozen ``NetworkConfig`` (or its ``to_dict()``).
+        network_config: the frozen ``networks.config.NetworkConfig``.
         search_config: the frozen settings of both sides' search (any registered search,
             ``mcts.registry``: ``mcts.PUCTConfig``, ``mcts.GumbelConfig``, ...).
         num_games, threshold, opening_random_plies: see ``arena.network_match.run_network_match``
             (``opening_plies``) and ``arena.promotion.gate_decision``.
-        gate: the decision rule (a ``GateConfig`` or its keyword arguments); None: the fixed rule
+        gate: the decision rule (``arena.promotion.GateConfig``); None: the fixed rule
             with ``num_games`` and ``threshold``.
         rating: the reference players that rate each new best model and the games against each
             (``arena.rating.RatingPlan``); None: no ratings.
@@ -87,7 +87,8 @@ class GatingWorker:
             W/D/L in 1.7x fewer CPU seconds (mistake rates: 1.4x; ``scripts/bench_gating.py``).
 
     Raises:
-        ValueError: for an unknown ``inference``, or ``search_config`` not the settings of a
+        ValueError: for an unknown ``inference``, ``network_config`` not a ``NetworkConfig``,
+            ``gate`` neither None nor a ``GateConfig``, or ``search_config`` not the settings of a
             registered search.
     """
 
@@ -113,8 +114,9 @@ class GatingWorker:
         self.inference = inference
         self._runtimes: dict = {}  # role -> (weights hash, ONNX Runtime evaluator of those weights)
         self.game = games.make(game_name)
-        config = as_network_config(network_config)
-        self.network_config = config
+        if not isinstance(network_config, NetworkConfig):
+            raise ValueError(f"network_config: expected a NetworkConfig, got {type(network_config).__name__}")
+        config = self.network_config = network_config
         shape, actions = self.game.observation_shape, self.game.num_actions
         self.candidate = TorchEvaluator(build_network(config, shape, actions), device="cpu")
         self.best = TorchEvaluator(build_network(config, shape, actions), device="cpu")
@@ -124,7 +126,9 @@ class GatingWorker:
         self.threshold = float(threshold)
         if gate is None:
             gate = GateConfig(rule="fixed", num_games=self.num_games, threshold=self.threshold)
-        self.gate_config = as_gate_config(gate)
+        if not isinstance(gate, GateConfig):
+            raise ValueError(f"gate: expected a GateConfig or None, got {type(gate).__name__}")
+        self.gate_config = gate
         self.opening_random_plies = int(opening_random_plies)
         self.rating_pool = None
         if rating is not None:

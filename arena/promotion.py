@@ -56,13 +56,8 @@ class GateConfig:
             raise ValueError(f"gate num_games: expected an integer >= 1, got {self.num_games!r}")
         if not 0.0 < self.threshold <= 1.0:
             raise ValueError(f"gate threshold: expected in (0, 1], got {self.threshold}")
-        if isinstance(self.sprt, dict):
-            object.__setattr__(self, "sprt", SPRTConfig(**self.sprt))
-
-
-def as_gate_config(value) -> GateConfig:
-    """A ``GateConfig`` from itself or its keyword arguments (plain values cross into Ray actors)."""
-    return value if isinstance(value, GateConfig) else GateConfig(**dict(value))
+        if not isinstance(self.sprt, SPRTConfig):
+            raise ValueError(f"gate sprt: expected an SPRTConfig, got {type(self.sprt).__name__}")
 
 
 def pentanomial_counts(match: MatchResult) -> np.ndarray:

@@ -155,15 +155,6 @@ def _default_config(game_name: str, gpu: bool) -> NetworkConfig:
     return NetworkConfig(**games.knowledge(games.make(game_name)).default_network(gpu=gpu))
 
 
-def as_network_config(value) -> NetworkConfig:
-    """``value`` itself when it is a ``NetworkConfig``, else the config of a ``to_dict()`` mapping.
-
-    Raises:
-        ValueError: as :meth:`NetworkConfig.from_dict`.
-    """
-    return value if isinstance(value, NetworkConfig) else NetworkConfig.from_dict(dict(value))
-
-
 #: Tic-tac-toe default: a two-layer MLP; the whole game fits in it easily.
 TICTACTOE_DEFAULT = default_config("tictactoe")
 

@@ -56,7 +56,7 @@ def test_best_snapshot_is_unchanged_by_an_optimiser_step():
 
 def test_identical_weights_are_refused():
     game = games.make("tictactoe")
-    worker = GatingWorker("tictactoe", _tiny_config().to_dict(), PUCTConfig(num_simulations=4), 4, 0.55, 1, seed=0)
+    worker = GatingWorker("tictactoe", _tiny_config(), PUCTConfig(num_simulations=4), 4, 0.55, 1, seed=0)
     weights = build_network(_tiny_config(), game.observation_shape, game.num_actions).state_dict()
     result = worker.gate(3, weights, 2, {k: v.clone() for k, v in weights.items()})
     assert not result.accepted and result.refused_reason and result.wins + result.draws + result.losses == 0
@@ -67,7 +67,7 @@ def test_gating_worker_plays_the_configured_number_of_games():
     torch.manual_seed(0)
     a = build_network(_tiny_config(), game.observation_shape, game.num_actions).state_dict()
     b = build_network(_tiny_config(), game.observation_shape, game.num_actions).state_dict()
-    worker = GatingWorker("tictactoe", _tiny_config().to_dict(), PUCTConfig(num_simulations=13), 7, 0.55, 2, seed=0)
+    worker = GatingWorker("tictactoe", _tiny_config(), PUCTConfig(num_simulations=13), 7, 0.55, 2, seed=0)
     result = worker.gate(1, a, 0, b)
     assert result.wins + result.draws + result.losses == 7  # arena games set to 7 give exactly 7 games
     assert 1 <= result.distinct_games <= 7
@@ -132,7 +132,7 @@ def test_gating_worker_pairs_its_openings_by_colour(monkeypatch):
     torch.manual_seed(1)
     a = build_network(_tiny_config(), game.observation_shape, game.num_actions).state_dict()
     b = build_network(_tiny_config(), game.observation_shape, game.num_actions).state_dict()
-    worker = GatingWorker("tictactoe", _tiny_config().to_dict(), PUCTConfig(num_simulations=4), 6, 0.55, 2, seed=4)
+    worker = GatingWorker("tictactoe", _tiny_config(), PUCTConfig(num_simulations=4), 6, 0.55, 2, seed=4)
     played = []
     original = gating.run_network_match
 
@@ -160,7 +160,7 @@ def test_onnx_and_torch_arena_runtimes_play_the_same_gating_match_and_measure_th
     a, b = _weights(5, game), _weights(6, game)
     workers = {
         runtime: GatingWorker(
-            "tictactoe", _tiny_config().to_dict(), PUCTConfig(num_simulations=16), 10, 0.55, 1, seed=3, inference=runtime
+            "tictactoe", _tiny_config(), PUCTConfig(num_simulations=16), 10, 0.55, 1, seed=3, inference=runtime
         )
         for runtime in ("onnx", "torch")
     }
@@ -175,7 +175,7 @@ def test_onnx_and_torch_arena_runtimes_play_the_same_gating_match_and_measure_th
 def test_onnx_arena_exports_each_set_of_weights_once_and_again_after_a_change():
     game = games.make("tictactoe")
     a, b, c = _weights(7, game), _weights(8, game), _weights(9, game)
-    worker = GatingWorker("tictactoe", _tiny_config().to_dict(), PUCTConfig(num_simulations=4), 2, 0.55, 1, seed=0)
+    worker = GatingWorker("tictactoe", _tiny_config(), PUCTConfig(num_simulations=4), 2, 0.55, 1, seed=0)
     assert worker.inference == "onnx"  # the default: the arena actor runs on its CPU
     worker.gate(1, a, 0, b)
     first = {role: runtime for role, (_, runtime) in worker._runtimes.items()}
@@ -194,7 +194,7 @@ def test_onnx_arena_exports_each_set_of_weights_once_and_again_after_a_change():
 
 def test_an_unknown_arena_runtime_is_refused_in_words():
     with pytest.raises(ValueError, match=r"inference: expected one of \['torch', 'onnx'\], got 'tensorrt'"):
-        GatingWorker("tictactoe", _tiny_config().to_dict(), PUCTConfig(num_simulations=4), 2, 0.55, 1, seed=0,
+        GatingWorker("tictactoe", _tiny_config(), PUCTConfig(num_simulations=4), 2, 0.55, 1, seed=0,
                      inference="tensorrt")
 
 
@@ -259,16 +259,20 @@ def test_fixed_gate_plays_one_match_and_applies_the_threshold():
     assert verdict.pentanomial == (4, 0, 1, 0, 5)  # five 2-0 pairs, one split pair, four 0-2
 
 
-def test_gate_config_refuses_an_unknown_rule():
+def test_gate_settings_refuse_an_unknown_rule_and_anything_but_their_own_objects():
     with pytest.raises(ValueError, match=r"gate rule: expected one of \['sprt', 'fixed'\], got 'elo'"):
         GateConfig(rule="elo")
+    with pytest.raises(ValueError, match="gate sprt: expected an SPRTConfig, got dict"):
+        GateConfig(rule="sprt", sprt={"elo1": 10.0})
+    with pytest.raises(ValueError, match="network_config: expected a NetworkConfig, got dict"):
+        GatingWorker("tictactoe", _tiny_config().to_dict(), PUCTConfig(num_simulations=4), 2, 0.55, 1, seed=0)
 
 
 def test_gating_worker_with_the_sequential_rule_plays_colour_paired_games_up_to_the_cap():
     game = games.make("tictactoe")
     a, b = _weights(11, game), _weights(12, game)
-    gate = {"rule": "sprt", "sprt": {"elo0": 0.0, "elo1": 10.0, "max_games": 12, "pairs_per_look": 2}}
-    worker = GatingWorker("tictactoe", _tiny_config().to_dict(), PUCTConfig(num_simulations=4), 40, 0.55, 1, seed=0,
+    gate = GateConfig(rule="sprt", sprt=SPRTConfig(elo0=0.0, elo1=10.0, max_games=12, pairs_per_look=2))
+    worker = GatingWorker("tictactoe", _tiny_config(), PUCTConfig(num_simulations=4), 40, 0.55, 1, seed=0,
                           inference="torch", gate=gate)
     result = worker.gate(1, a, 0, b)
     # 12 games cannot move the LLR past log 19 (at most 6 x 0.0284 per 2-0 pair): the cap rejects

@@ -68,7 +68,7 @@ def test_the_arena_actor_rates_each_new_best_model_when_it_has_a_pool():
     game = games.make("tictactoe")
     torch.manual_seed(2)
     weights = build_network(config, game.observation_shape, game.num_actions).state_dict()
-    worker = GatingWorker("tictactoe", config.to_dict(), PUCTConfig(num_simulations=4), 4, 0.55, 1, seed=0, inference="torch",
+    worker = GatingWorker("tictactoe", config, PUCTConfig(num_simulations=4), 4, 0.55, 1, seed=0, inference="torch",
                           rating=RatingPlan(("random", "solver"), 2))
     out = worker.measure_best(7, weights)
     assert out["version"] == 7 and set(out["rates"]) == {"all"}
@@ -76,7 +76,7 @@ def test_the_arena_actor_rates_each_new_best_model_when_it_has_a_pool():
     assert rating["games"] == 4 and set(rating["records"]) == {"random", "solver"}
     assert rating["low"] < rating["elo"] < rating["high"]
     assert rating["records"]["solver"][0] == 0  # nobody beats perfect play at tic-tac-toe
-    plain = GatingWorker("tictactoe", config.to_dict(), PUCTConfig(num_simulations=4), 4, 0.55, 1, seed=0, inference="torch")
+    plain = GatingWorker("tictactoe", config, PUCTConfig(num_simulations=4), 4, 0.55, 1, seed=0, inference="torch")
     assert plain.measure_best(7, weights)["rating"] is None
 
 
