@@ -146,3 +146,20 @@ def test_the_connect4_model_is_shipped_with_its_provenance_and_rebuild_command()
         "end_easy", "middle_easy", "middle_medium", "begin_easy", "begin_medium", "begin_hard"
     }
     assert "bash scripts/build_shipped_model.sh connect4 60\n" in (folder / "PROVENANCE.md").read_text()
+
+
+def test_the_othello6x6_model_is_shipped_with_its_provenance_and_plays_by_name(capsys):
+    folder = shipped_path("othello6x6")
+    sizes = {path.name: path.stat().st_size for path in folder.iterdir()}
+    assert set(sizes) == {"model.onnx", "model.safetensors", "model.json", "PROVENANCE.md"}
+    assert sum(sizes.values()) < 700_000
+    provenance = json.loads((folder / "model.json").read_text())["provenance"]
+    assert provenance["config"]["values"]["game"]["name"] == "othello6x6"
+    assert provenance["config"]["values"]["run"]["max_minutes"] == 60.0
+    assert provenance["training"]["steps"] == 19736 and provenance["code"]["dirty"] is False
+    assert "mistake_rates" not in provenance  # Othello has no labelled sets
+    assert "bash scripts/build_shipped_model.sh othello6x6 60\n" in (folder / "PROVENANCE.md").read_text()
+    # a seeded 4-game match against alpha-beta depth 2 (2 random opening plies, colours alternated)
+    assert arena_main(["mcts:model=othello6x6,sims=16", "alphabeta:depth=2", "--game", "othello6x6", "--games", "4", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert (result["wins"], result["draws"], result["losses"]) == (3, 0, 1)
