@@ -60,7 +60,7 @@ def main(argv=None) -> dict:
     network = NetworkConfig(**games.knowledge(game).default_network())
     workers = {
         runtime: GatingWorker(
-            args.game, network.to_dict(), PUCTConfig(num_simulations=args.simulations, c_puct=1.25),
+            args.game, network, PUCTConfig(num_simulations=args.simulations, c_puct=1.25),
             num_games=args.games, threshold=defaults.threshold, opening_random_plies=games.knowledge(game).default_opening_plies,
             seed=0, inference=runtime,
         )

@@ -231,7 +231,7 @@ def test_training_arena_measures_the_extra_sets(small_sets, monkeypatch):
     pons.label_set("pons-middle-easy", limit=6)
     config = NetworkConfig(kind="mlp", mlp_hidden=(16,), value_hidden=8)
     worker = GatingWorker(
-        "connect4", config.to_dict(), PUCTConfig(num_simulations=2), 2, 0.55, 0, seed=0, extra_labelled_sets=("pons",)
+        "connect4", config, PUCTConfig(num_simulations=2), 2, 0.55, 0, seed=0, extra_labelled_sets=("pons",)
     )
     # only the extra sets, to keep the test short
     monkeypatch.setattr(ConnectFourSets, "labelled_set_names", lambda self: [])
