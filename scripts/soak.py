@@ -3,15 +3,17 @@
 ``train`` (default ``game=tictactoe``, its normal config) runs in its own session; every
 ``--interval`` seconds the script reads, from /proc, the resident memory (VmRSS) of every process
 of that session (the driver with the learner, the raylet, the GCS, the self-play, replay-buffer and
-arena actors, Ray's helper processes) and, as the Ray object store's footprint, the shared memory
-the raylet has touched (RssShmem of the raylet: the plasma store lives in the raylet and maps its
-objects from shared memory), plus the run's progress (newest checkpoint's step and games). At the
-end the run gets SIGINT (it writes a checkpoint and stops), SIGKILL if it has not stopped a minute
-later.
+arena actors, Ray's helper processes), the Ray object store's use as Ray counts it (``ray memory
+--stats-only`` against the run's GCS: the bytes of the objects the plasma store holds now, in
+whole MiB, and their number), and the run's progress (newest checkpoint's step and games). The
+raylet's touched shared memory (RssShmem) is recorded beside it for reference only: it counts the
+pages of the plasma store's shared-memory file the raylet has ever touched, a high-water mark that
+does not fall when objects are freed, so it is not the store's use. At the end the run gets SIGINT
+(it writes a checkpoint and stops), SIGKILL if it has not stopped a minute later.
 
 Growth is reported per role and in total, from the first sample after ``--warmup`` minutes to the
-last sample, and as the largest sample after the warm-up against that first one (our bar: under
-10% for the total resident memory; the object store, a fraction of a MiB, within 10% or 1 MiB).
+last sample, and as the largest sample after the warm-up against the level at the warm-up (our bar:
+under 10% for the total resident memory; the object store within 10% or 1 MiB).
 
 With ``--kill-every MIN MAX`` the run also gets ``kill -9`` (SIGKILL to its whole session) at a
 seeded random moment every MIN to MAX minutes and is resumed (``train resume=RUN``) at once. At
@@ -38,6 +40,7 @@ import argparse
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -59,7 +62,10 @@ MONOTONE_COUNTERS = (
     "step", "games", "positions", "gates", "promotions", "actor_incarnations", "arena_incarnations",
 )
 #: the object store's growth passes while under this many MiB, whatever its relative size
+#: (``ray memory`` reports whole MiB)
 OBJECT_STORE_SLACK_MIB = 1.0
+#: ``ray memory --stats-only``'s line with the store's use
+_PLASMA_LINE = re.compile(r"Plasma memory usage (\d+) MiB, (\d+) objects")
 
 #: roles by the start of a process's command line (Ray names actor processes ``ray::Class``)
 ROLES = (
@@ -95,10 +101,13 @@ def _status_kib(pid: int) -> dict[str, int]:
 
 
 def session_memory(session_id: int, driver_pid: int) -> dict:
-    """RSS in MiB by role for the processes of a session, and the raylet's shared memory."""
+    """RSS in MiB by role for the processes of a session, the raylet's touched shared memory
+    (``raylet_shm_mib``) and the address of the session's GCS (``gcs_address``, from the raylet's
+    ``--gcs-address`` flag; None without a raylet)."""
     by_role: dict[str, float] = {}
     processes = 0
-    object_store = 0.0
+    raylet_shm = 0.0
+    gcs_address = None
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -118,13 +127,50 @@ def session_memory(session_id: int, driver_pid: int) -> dict:
         by_role[role] = by_role.get(role, 0.0) + memory.get("VmRSS", 0) / 1024
         processes += 1
         if role == "raylet":
-            object_store += memory.get("RssShmem", 0) / 1024
+            raylet_shm += memory.get("RssShmem", 0) / 1024
+            gcs_address = gcs_address_of(command) or gcs_address
     return {
         "rss_mib": {role: round(value, 1) for role, value in sorted(by_role.items())},
         "total_rss_mib": round(sum(by_role.values()), 1),
-        "object_store_shm_mib": round(object_store, 1),
+        "raylet_shm_mib": round(raylet_shm, 1),
+        "gcs_address": gcs_address,
         "processes": processes,
     }
+
+
+def gcs_address_of(command: str) -> str | None:
+    """The GCS address (``IP:PORT``) in a raylet's command line (its ``--gcs-address=`` flag), or None."""
+    return next((word.split("=", 1)[1] for word in command.split(" ") if word.startswith("--gcs-address=")), None)
+
+
+def parse_plasma_usage(text: str) -> dict | None:
+    """``{"object_store_mib": MiB, "object_store_objects": count}`` from the output of ``ray memory
+    --stats-only`` ("Plasma memory usage 38 MiB, 1 objects, ..."), None if the line is missing."""
+    found = _PLASMA_LINE.search(text)
+    if found is None:
+        return None
+    return {"object_store_mib": float(found.group(1)), "object_store_objects": int(found.group(2))}
+
+
+def plasma_usage(gcs_address: str | None, timeout: float = 30.0) -> dict:
+    """The object store's use as Ray reports it (``parse_plasma_usage``) for the cluster at
+    ``gcs_address``; ``object_store_mib`` None when there is no address or no answer (a run
+    starting or stopping)."""
+    missing = {"object_store_mib": None, "object_store_objects": None}
+    if gcs_address is None:
+        return missing
+    ray_cli = Path(sys.executable).parent / "ray"
+    # a local Ray started by ``ray.init`` requires its token (kept in ~/.ray/auth_token), which the
+    # command line sends only in token mode; the user's own RAY_AUTH_MODE wins
+    env = {"RAY_AUTH_MODE": "token", **os.environ}
+    try:
+        answer = subprocess.run(
+            [str(ray_cli), "memory", "--stats-only", "--address", gcs_address],
+            check=False, capture_output=True, text=True, timeout=timeout, env=env,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return missing
+    return parse_plasma_usage(answer.stdout) or missing
 
 
 def progress(run_dir: Path) -> dict:
@@ -232,13 +278,14 @@ def kill_session(process: subprocess.Popen, timeout: float = 30.0) -> int:
 def growth(samples: list[dict], warmup_s: float, reference_s: float = 600.0) -> dict:
     """Memory growth after the warm-up.
 
-    ``total_rss``, ``object_store_shm`` and ``by_role``: from the first sample at or after the
-    warm-up to the last one. ``max_total_rss`` and ``max_object_store_shm_mib``: the highest sample
+    ``total_rss``, ``raylet_shm`` and ``by_role``: from the first sample at or after the
+    warm-up to the last one. ``max_total_rss`` and ``max_object_store_mib``: the highest sample
     after the warm-up against the *level at the warm-up*, the highest sample of the
     ``reference_s`` seconds up to it (the first sample after it if there is none). The level is a
     maximum because a run that is killed and resumed drops to a fresh process's memory for a
     minute or two at each resume; one sample taken in such a dip would make any later plateau
-    look like growth.
+    look like growth. Samples without an object-store figure (``object_store_mib`` None: no answer
+    from Ray) are left out of the object store's level and highest; with none at all they are None.
     """
     after = [s for s in samples if s["t_s"] >= warmup_s]
     if len(after) < 2:
@@ -251,18 +298,25 @@ def growth(samples: list[dict], warmup_s: float, reference_s: float = 600.0) -> 
 
     roles = sorted(set(first["rss_mib"]) | set(last["rss_mib"]))
     level_rss = max(s["total_rss_mib"] for s in reference)
-    level_store = max(s["object_store_shm_mib"] for s in reference)
     highest_rss = max(s["total_rss_mib"] for s in after)
+
+    def store_values(chosen):
+        return [s["object_store_mib"] for s in chosen if s.get("object_store_mib") is not None]
+
+    store_after = store_values(after)
+    store_level = store_values(reference) or store_after[:1]
     return {
         "from_t_s": first["t_s"],
         "to_t_s": last["t_s"],
         "total_rss": change(first["total_rss_mib"], last["total_rss_mib"]),
-        "object_store_shm": change(first["object_store_shm_mib"], last["object_store_shm_mib"]),
+        "raylet_shm": change(first["raylet_shm_mib"], last["raylet_shm_mib"]),
         "level_at_warmup_total_rss_mib": level_rss,
         "max_total_rss_mib_after_warmup": highest_rss,
         "max_total_rss": change(level_rss, highest_rss),
-        "level_at_warmup_object_store_shm_mib": level_store,
-        "max_object_store_shm_mib": max(s["object_store_shm_mib"] for s in after),
+        "level_at_warmup_object_store_mib": max(store_level) if store_level else None,
+        "max_object_store_mib": max(store_after) if store_after else None,
+        "object_store_samples": len(store_after),
+        "max_raylet_shm_mib": max(s["raylet_shm_mib"] for s in after),
         "by_role": {
             role: {
                 "from_mib": first["rss_mib"].get(role, 0.0),
@@ -276,11 +330,14 @@ def growth(samples: list[dict], warmup_s: float, reference_s: float = 600.0) -> 
 
 def within_bar(result: dict, bar: float) -> bool:
     """The memory bar: the highest total resident memory after the warm-up is under ``1 + bar``
-    times its level at the warm-up, and the object store's highest is under ``1 + bar`` times its
-    level or less than ``OBJECT_STORE_SLACK_MIB`` above it (it holds a fraction of a MiB)."""
+    times its level at the warm-up, and the object store's highest (as Ray counts it) is under
+    ``1 + bar`` times its level or less than ``OBJECT_STORE_SLACK_MIB`` above it. Without an
+    object-store figure the bar is not held."""
     if "error" in result or result["max_total_rss"] is None:
         return False
-    store_level, store_max = result["level_at_warmup_object_store_shm_mib"], result["max_object_store_shm_mib"]
+    store_level, store_max = result["level_at_warmup_object_store_mib"], result["max_object_store_mib"]
+    if store_level is None or store_max is None:
+        return False
     store_ok = store_max - store_level < OBJECT_STORE_SLACK_MIB or (
         store_level > 0 and store_max / store_level - 1 < bar
     )
@@ -350,9 +407,11 @@ def main(argv: list[str] | None = None) -> int:
                     if kill_at is not None and now >= kill_at:
                         break
                     if now >= next_sample:
+                        memory = session_memory(process.pid, process.pid)
                         sample = {
                             "t_s": round(now - start, 1),
-                            **session_memory(process.pid, process.pid),
+                            **memory,
+                            **plasma_usage(memory["gcs_address"]),
                             **progress(run_dir),
                         }
                         samples.append(sample)

@@ -4,6 +4,8 @@ memory bar."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from helpers_scripts import load_script
 from test_checkpoint import started_run
@@ -72,8 +74,10 @@ def test_the_final_buffer_check_finds_a_game_id_used_twice(tmp_path):
     assert (report["step"], report["repeated"]["train"]) == (2, [3])
 
 
-def sample(t_s: float, rss: float, store: float) -> dict:
-    return {"t_s": t_s, "rss_mib": {"driver": rss}, "total_rss_mib": rss, "object_store_shm_mib": store}
+def sample(t_s: float, rss: float, store: float | None, shm: float = 0.5) -> dict:
+    return {
+        "t_s": t_s, "rss_mib": {"driver": rss}, "total_rss_mib": rss, "object_store_mib": store, "raylet_shm_mib": shm,
+    }
 
 
 def test_growth_and_the_memory_bar_use_the_level_at_the_warm_up():
@@ -93,3 +97,46 @@ def test_growth_and_the_memory_bar_use_the_level_at_the_warm_up():
     assert big_store["max_total_rss"] == 0.0 and not soak.within_bar(big_store, 0.10)  # store: 30% and 30 MiB
     assert soak.growth([sample(0, 1, 1)], warmup_s=0) == {"error": "not enough samples after the warm-up"}
     assert not soak.within_bar({"error": "not enough samples after the warm-up"}, 0.10)
+
+
+def test_the_object_store_bar_reads_rays_count_not_the_raylets_touched_pages():
+    # the raylet's touched shared memory climbs (a high-water mark) while Ray's count stays level
+    samples = [sample(1800, 1000, 38.0, shm=0.1), sample(2400, 1000, None, shm=1.0), sample(3600, 1000, 38.0, shm=2.2)]
+    result = soak.growth(samples, warmup_s=1800)
+    assert (result["level_at_warmup_object_store_mib"], result["max_object_store_mib"]) == (38.0, 38.0)
+    assert result["object_store_samples"] == 2 and result["max_raylet_shm_mib"] == 2.2
+    assert soak.within_bar(result, 0.10)
+    grown = soak.growth([sample(1800, 1000, 38.0), sample(3600, 1000, 42.0)], warmup_s=1800)
+    assert not soak.within_bar(grown, 0.10)  # 4 MiB and 10.5% above the level
+    unanswered = soak.growth([sample(1800, 1000, None), sample(3600, 1000, None)], warmup_s=1800)
+    assert unanswered["max_object_store_mib"] is None and not soak.within_bar(unanswered, 0.10)
+
+
+def test_the_plasma_line_of_ray_memory_is_parsed():
+    assert soak.gcs_address_of("/x/raylet --node-ip-address=10.0.0.2 --gcs-address=10.0.0.2:6379 --y") == "10.0.0.2:6379"
+    assert soak.gcs_address_of("/x/gcs_server --gcs_server_port=0") is None
+    text = (
+        "--- Aggregate object store stats across all nodes ---\n"
+        "Plasma memory usage 38 MiB, 1 objects, 0.53% full, 0.53% needed\n"
+    )
+    assert soak.parse_plasma_usage(text) == {"object_store_mib": 38.0, "object_store_objects": 1}
+    assert soak.parse_plasma_usage("no cluster") is None
+    assert soak.plasma_usage(None) == {"object_store_mib": None, "object_store_objects": None}
+
+
+def test_the_soak_reads_the_object_stores_use_from_a_running_ray():
+    """Against a real local Ray: its raylet's command line names its GCS, and ``ray memory``
+    counts the one 40,000,000-byte object put (38 MiB, rounded)."""
+    import ray
+
+    assert not ray.is_initialized()
+    ray.init(num_cpus=1, include_dashboard=False)
+    try:
+        held = ray.put(np.zeros(5_000_000))  # float64: 40,000,000 bytes
+        address = ray.get_runtime_context().gcs_address
+        raylets = [command for _, command in soak.session_processes(os.getsid(0)) if "/raylet " in command]
+        assert address in [soak.gcs_address_of(command) for command in raylets]  # others may run in this session
+        assert soak.plasma_usage(address) == {"object_store_mib": 38.0, "object_store_objects": 1}
+        del held
+    finally:
+        ray.shutdown()
