@@ -106,6 +106,8 @@ def test_the_object_store_bar_reads_rays_count_not_the_raylets_touched_pages():
     assert (result["level_at_warmup_object_store_mib"], result["max_object_store_mib"]) == (38.0, 38.0)
     assert result["object_store_samples"] == 2 and result["max_raylet_shm_mib"] == 2.2
     assert soak.within_bar(result, 0.10)
+    one_mib = soak.growth([sample(1800, 1000, 0.0), sample(3600, 1000, 1.0)], warmup_s=1800)
+    assert soak.within_bar(one_mib, 0.10)  # 0 to 1 MiB: ray memory's resolution
     grown = soak.growth([sample(1800, 1000, 38.0), sample(3600, 1000, 42.0)], warmup_s=1800)
     assert not soak.within_bar(grown, 0.10)  # 4 MiB and 10.5% above the level
     unanswered = soak.growth([sample(1800, 1000, None), sample(3600, 1000, None)], warmup_s=1800)
