@@ -48,3 +48,33 @@ def int_argument(minimum: int):
 
     parse.__name__ = f"integer >= {minimum}"
     return parse
+
+
+def check_number(name: str, value, low: float, high: float | None = None, *, low_open: bool = False,
+                 high_open: bool = False) -> float:
+    """``value`` as a ``float`` if it is a finite number (not a bool) in the range: ``> low``
+    (``low_open``) or ``>= low``, and ``< high`` / ``<= high`` when ``high`` is given.
+
+    Raises:
+        ValueError: ``"NAME: expected a number, got VALUE"`` for a non-number;
+            ``"NAME: expected a finite number > LOW, got VALUE"`` without ``high``, else
+            ``"NAME: expected in [LOW, HIGH), got VALUE"`` (brackets as the bounds are open or closed).
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name}: expected a number, got {value!r}")
+    number = float(value)
+    inside = np.isfinite(number) and (number > low if low_open else number >= low)
+    if high is not None:
+        inside = inside and (number < high if high_open else number <= high)
+    if not inside:
+        if high is None:
+            raise ValueError(f"{name}: expected a finite number {'>' if low_open else '>='} {low}, got {value}")
+        brackets = ("(" if low_open else "[", ")" if high_open else "]")
+        raise ValueError(f"{name}: expected in {brackets[0]}{low}, {high}{brackets[1]}, got {value}")
+    return number
+
+
+def check_choice(name: str, value, choices) -> None:
+    """Raises ``ValueError`` ``"NAME: expected one of [CHOICES], got VALUE"`` unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        raise ValueError(f"{name}: expected one of {list(choices)}, got {value!r}")

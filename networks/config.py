@@ -173,3 +173,13 @@ CONNECT4_GPU_DEFAULT = default_config("connect4", True)
 #: ``arena.inference``): ``networks.evaluator.TorchEvaluator`` or ONNX Runtime
 #: (``networks.export.onnx_runtime_evaluator``), the same outputs within float rounding.
 INFERENCE_RUNTIMES = ("torch", "onnx")
+#: Where a network runs (``selfplay.device``, ``trainer.device``): ``"auto"`` (CUDA when present),
+#: ``"cpu"`` or ``"cuda"`` (``networks.evaluator.resolve_device``).
+DEVICE_CHOICES = ("auto", "cpu", "cuda")
+
+
+def check_device(name: str, value) -> None:
+    """Raises ``ValueError`` ``"NAME: expected one of ['auto', 'cpu', 'cuda'] or 'cuda:N', got
+    VALUE"`` unless ``value`` names a device (whether CUDA is present is ``resolve_device``'s check)."""
+    if not (value in DEVICE_CHOICES or (isinstance(value, str) and value[:5] == "cuda:" and value[5:].isdigit())):
+        raise ValueError(f"{name}: expected one of {list(DEVICE_CHOICES)} or 'cuda:N', got {value!r}")

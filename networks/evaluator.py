@@ -19,14 +19,13 @@ from collections.abc import Mapping
 import numpy as np
 import torch
 
+from networks.config import check_device
 from networks.evaluator_base import Evaluator, UniformEvaluator
 from networks.model_utils import fuse_conv_batch_norm, unwrap_model
 from networks.policy_numpy import masked_softmax_with_count_numpy
 from networks.shapes import check_evaluate_inputs
 
 __all__ = ["Evaluator", "TorchEvaluator", "UniformEvaluator", "device_from_config", "resolve_device"]
-
-DEVICE_CHOICES = ("auto", "cpu", "cuda")
 
 
 #: torch's CPU threads for the play and arena paths when the caller names none: one, as for ONNX
@@ -63,22 +62,19 @@ def device_from_config(name: str = "auto") -> torch.device:
         ValueError: for any other string, or for ``"cuda"``/``"cuda:N"`` when CUDA is not available
             or ``N`` is not a visible device.
     """
-    if not isinstance(name, str):
-        raise ValueError(f"device: expected one of {list(DEVICE_CHOICES)} or 'cuda:N', got {name!r}")
+    check_device("device", name)
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if name == "cpu":
         return torch.device("cpu")
-    if name == "cuda" or (name.startswith("cuda:") and name[5:].isdigit()):
-        if not torch.cuda.is_available():
-            raise ValueError(f"device {name!r} requested but CUDA is not available here; use 'auto' or 'cpu'")
-        device = torch.device(name)
-        if device.index is not None and device.index >= torch.cuda.device_count():
-            raise ValueError(
-                f"device {name!r}: expected an index below {torch.cuda.device_count()} (visible CUDA devices)"
-            )
-        return device
-    raise ValueError(f"device: expected one of {list(DEVICE_CHOICES)} or 'cuda:N', got {name!r}")
+    if not torch.cuda.is_available():
+        raise ValueError(f"device {name!r} requested but CUDA is not available here; use 'auto' or 'cpu'")
+    device = torch.device(name)
+    if device.index is not None and device.index >= torch.cuda.device_count():
+        raise ValueError(
+            f"device {name!r}: expected an index below {torch.cuda.device_count()} (visible CUDA devices)"
+        )
+    return device
 
 
 def resolve_device(device) -> torch.device:

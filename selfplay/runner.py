@@ -43,6 +43,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from games.base import NO_WINNER, Game
+from games.checks import check_choice, check_int, check_number
 from mcts import algorithm_of, reroot, run_search
 from selfplay.records import GameRecord
 
@@ -135,8 +136,8 @@ class SelfPlaySettings:
             finished games and ``SelfPlayRunner.reset_trees`` (new weights) start empty.
 
     Raises:
-        ValueError: for a negative temperature, ``temperature_plies`` or ``random_opening_plies``,
-            a ``full_search_probability`` outside ``(0, 1]``, or an unknown ``value_target``.
+        ValueError: for a field out of its range above (``games.checks``: the message names the
+            field, the range and the value).
     """
 
     temperature: float = 1.0
@@ -148,15 +149,13 @@ class SelfPlaySettings:
     reuse_tree: bool = False
 
     def __post_init__(self) -> None:
-        if not 0.0 < self.full_search_probability <= 1.0:
-            raise ValueError(f"expected full_search_probability in (0, 1], got {self.full_search_probability}")
-        if self.value_target not in VALUE_TARGETS:
-            raise ValueError(f"expected value_target in {list(VALUE_TARGETS)}, got {self.value_target!r}")
-        if self.temperature < 0 or self.temperature_plies < 0 or self.random_opening_plies < 0:
-            raise ValueError(
-                "temperature, temperature_plies and random_opening_plies must be >= 0, got "
-                f"{self.temperature}, {self.temperature_plies}, {self.random_opening_plies}"
-            )
+        check_number("temperature", self.temperature, 0)
+        for name in ("temperature_plies", "random_opening_plies"):
+            check_number(name, getattr(self, name), 0)
+            check_int(name, getattr(self, name), 0)
+        check_number("full_search_probability", self.full_search_probability, 0, 1, low_open=True)
+        check_int("cheap_simulations", self.cheap_simulations, 1)
+        check_choice("value_target", self.value_target, VALUE_TARGETS)
 
 
 #: the settings of a runner given none

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 import games
+from games.checks import check_choice, check_int, check_number
 from networks import build_network
-from networks.config import INFERENCE_RUNTIMES, NetworkConfig
+from networks.config import INFERENCE_RUNTIMES, NetworkConfig, check_device
 from selfplay.eval_cache import EvaluationCache
 from selfplay.records import GameRecord
 from selfplay.runner import DEFAULT_SETTINGS, SelfPlayRunner, SelfPlaySettings, SelfPlayStats
@@ -35,8 +36,8 @@ class WorkerSettings:
         num_games: K, the games searched at once (the network batch), >= 1.
         moves_per_call: plies per ``SelfPlayWorker.play`` call, >= 1.
         device: ``"auto"``, ``"cpu"`` or ``"cuda"`` for the network.
-        torch_threads: intra-op threads of torch in this process (at least 1 is used).
-        eval_cache_size: slots of the evaluation cache (``selfplay.eval_cache``); 0 = no cache.
+        torch_threads: intra-op threads of torch in this process, >= 1.
+        eval_cache_size: slots of the evaluation cache (``selfplay.eval_cache``), >= 0; 0 = no cache.
         inference: ``"torch"`` (``networks.evaluator.TorchEvaluator``) or ``"onnx"``: each new set
             of weights is exported (``networks.export.onnx_bytes``) and run by ONNX Runtime on the
             CPU with ``torch_threads`` intra-op threads (``networks.onnx_evaluator``); same outputs
@@ -45,8 +46,8 @@ class WorkerSettings:
         play: how the games are played and recorded (``selfplay.runner.SelfPlaySettings``).
 
     Raises:
-        ValueError: for ``moves_per_call`` < 1, an unknown ``inference``, or ``play`` that is not
-            a ``SelfPlaySettings``.
+        ValueError: for a field out of its range above (``games.checks``: the message names the
+            field, the range and the value), or ``play`` that is not a ``SelfPlaySettings``.
     """
 
     num_games: int = 64
@@ -58,10 +59,13 @@ class WorkerSettings:
     play: SelfPlaySettings = DEFAULT_SETTINGS
 
     def __post_init__(self) -> None:
-        if self.inference not in INFERENCE_RUNTIMES:
-            raise ValueError(f"expected inference in {list(INFERENCE_RUNTIMES)}, got {self.inference!r}")
-        if self.moves_per_call < 1:
-            raise ValueError(f"expected moves_per_call >= 1, got {self.moves_per_call}")
+        for name in ("num_games", "moves_per_call", "torch_threads"):
+            check_number(name, getattr(self, name), 0, low_open=True)
+            check_int(name, getattr(self, name), 1)
+        check_device("device", self.device)
+        check_number("eval_cache_size", self.eval_cache_size, 0)
+        check_int("eval_cache_size", self.eval_cache_size, 0)
+        check_choice("inference", self.inference, INFERENCE_RUNTIMES)
         if not isinstance(self.play, SelfPlaySettings):
             raise ValueError(f"play: expected a selfplay.runner.SelfPlaySettings, got {type(self.play).__name__}")
 

@@ -186,9 +186,12 @@ def test_an_unknown_game_lists_the_games(name):
 @SETTINGS
 @given(key=st.sampled_from(sorted(CHOICES)), data=st.data())
 def test_an_unknown_choice_lists_the_accepted_ones(key, data):
-    value = data.draw(st.text(max_size=10).filter(lambda text: text not in CHOICES[key]))
+    device = key.endswith(".device")  # a device may also be "cuda:N" (networks.config.check_device)
+    value = data.draw(
+        st.text(max_size=10).filter(lambda text: text not in CHOICES[key] and not text.startswith("cuda:"))
+    )
     message = errors_of(tiny_config(**{key: value}))
-    assert f"{key}: expected one of {CHOICES[key]}, got {value!r}" in message
+    assert f"{key}: expected one of {CHOICES[key]}{' or ' + repr('cuda:N') if device else ''}, got {value!r}" in message
 
 
 @SETTINGS
@@ -630,3 +633,33 @@ def test_a_run_without_any_checkpoint_interval_is_refused():
         "got null for both: the run would never write a checkpoint"
     ) in message
     validate(tiny_config(**{"trainer.checkpoint_every_minutes": None, "trainer.checkpoint_every_steps": 10}))
+
+
+@pytest.mark.parametrize(
+    "dotted, field, settings_type, bad",
+    [
+        ("trainer.learning_rate", "learning_rate", "LearnerConfig", -0.5),
+        ("trainer.momentum", "momentum", "LearnerConfig", 1.0),
+        ("trainer.lr_min_ratio", "lr_min_ratio", "LearnerConfig", 1.5),
+        ("trainer.lr_warmup_samples", "lr_warmup_samples", "LearnerConfig", -3),
+        ("trainer.optimizer", "optimizer", "LearnerConfig", "adam"),
+        ("selfplay.games_per_actor", "num_games", "WorkerSettings", 0),
+        ("selfplay.eval_cache_size", "eval_cache_size", "WorkerSettings", -1),
+        ("selfplay.inference", "inference", "WorkerSettings", "tensorrt"),
+        ("selfplay.value_target", "value_target", "SelfPlaySettings", "td"),
+        ("selfplay.full_search_probability", "full_search_probability", "SelfPlaySettings", 0.0),
+    ],
+)
+def test_a_range_is_written_once_in_its_library_class_and_validate_reports_its_message(dotted, field, settings_type, bad):
+    """``validate`` names the key and passes on the message of the class the run builds from the
+    section (``trainer.learner_config.LearnerConfig``, ``selfplay.worker.WorkerSettings``,
+    ``selfplay.runner.SelfPlaySettings``), so a range lives in one place."""
+    from selfplay.runner import SelfPlaySettings
+    from selfplay.worker import WorkerSettings
+    from trainer.learner_config import LearnerConfig
+
+    classes = {"LearnerConfig": LearnerConfig, "WorkerSettings": WorkerSettings, "SelfPlaySettings": SelfPlaySettings}
+    with pytest.raises(ValueError) as library:
+        classes[settings_type](**{field: bad})
+    assert str(library.value).startswith(f"{field}: expected ")
+    assert f"{dotted}: {str(library.value).removeprefix(f'{field}: ')}" in errors_of(tiny_config(**{dotted: bad}))

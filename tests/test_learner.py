@@ -117,7 +117,7 @@ def test_the_learner_steps_at_the_wsd_rate_of_the_budget_progress_it_is_given():
     learner.budget_progress = 0.95
     assert learner.train_step(buffer.sample(8, rng))["learning_rate"] == pytest.approx(0.025)
     assert learner.optimizer.param_groups[0]["lr"] == pytest.approx(0.025)
-    with pytest.raises(ValueError, match="budget_progress: expected a finite number >= 0.0 and <= 1.0, got -0.1"):
+    with pytest.raises(ValueError, match=r"budget_progress: expected in \[0.0, 1.0\], got -0.1"):
         learner.budget_progress = -0.1
 
 
@@ -259,13 +259,16 @@ def test_state_dict_round_trip_and_mismatches():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"optimizer": "adam"}, "optimizer: expected one of \\['sgd', 'adamw'\\], got 'adam'"),
-        ({"learning_rate": 0.0}, "learning_rate: expected a finite number > 0.0, got 0.0"),
+        ({"optimizer": "adam"}, "optimizer: expected one of \\['adamw', 'sgd'\\], got 'adam'"),
+        ({"learning_rate": 0.0}, "learning_rate: expected a finite number > 0, got 0.0"),
+        ({"momentum": 1.0}, "momentum: expected in \\[0.0, 1.0\\), got 1.0"),
+        ({"lr_schedule_samples": 0}, "lr_schedule_samples: expected a finite number > 0, got 0"),
+        ({"max_consecutive_skips": 0}, "max_consecutive_skips: expected an int >= 1, got 0"),
         ({"weight_decay": -1.0}, "weight_decay"),
         ({"grad_clip": 0.0}, "grad_clip"),
         ({"lr_schedule": "cosine"}, "lr_schedule_samples"),
         ({"bf16_autocast": True}, "bf16_autocast: only supported on CUDA"),
-        ({"device": "tpu"}, "device"),
+        ({"device": "tpu"}, "device: expected one of \\['auto', 'cpu', 'cuda'\\] or 'cuda:N', got 'tpu'"),
     ],
 )
 def test_constructor_validation(kwargs, message):

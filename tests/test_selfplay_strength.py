@@ -273,12 +273,12 @@ def test_onnx_inference_follows_the_weights_and_matches_torch():
     np.testing.assert_allclose(onnx_priors, torch_priors, atol=1e-5)
     np.testing.assert_allclose(onnx_values, torch_values, atol=1e-5)
     assert np.all(onnx_priors[~legal] == 0.0)
-    with pytest.raises(ValueError, match=r"expected inference in \['torch', 'onnx'\], got 'tensorrt'"):
+    with pytest.raises(ValueError, match=r"inference: expected one of \['torch', 'onnx'\], got 'tensorrt'"):
         WorkerSettings(num_games=2, moves_per_call=2, inference="tensorrt")
 
 
 def test_worker_settings_are_one_checked_object():
-    with pytest.raises(ValueError, match="expected moves_per_call >= 1, got 0"):
+    with pytest.raises(ValueError, match="moves_per_call: expected a finite number > 0, got 0"):
         WorkerSettings(num_games=2, moves_per_call=0)
     with pytest.raises(ValueError, match="play: expected a selfplay.runner.SelfPlaySettings, got dict"):
         WorkerSettings(num_games=2, moves_per_call=1, play={"temperature": 1.0})

@@ -38,7 +38,7 @@ from arena.sprt import SPRTConfig
 from networks.config import INFERENCE_RUNTIMES, NetworkConfig
 from selfplay.runner import SelfPlaySettings
 from selfplay.worker import WorkerSettings
-from trainer.learner_config import LEARNER_DEFAULTS, LR_SCHEDULES, OPTIMIZERS, LearnerConfig
+from trainer.learner_config import LEARNER_DEFAULTS, LearnerConfig
 
 _NETWORK = NetworkConfig()
 _LEARNER = LEARNER_DEFAULTS
@@ -496,25 +496,28 @@ def _positive(errors: list, key: str, value, allow_zero: bool = False) -> None:
         errors.append(f"{key}: expected a finite number {expected}, got {value}")
 
 
-def _in_range(errors: list, key: str, value, low: float, high: float, high_open: bool = False) -> None:
-    if not (math.isfinite(value) and low <= value and (value < high if high_open else value <= high)):
-        errors.append(f"{key}: expected in [{low}, {high}{')' if high_open else ']'}, got {value}")
+def _settings_errors(prefix: str, section, settings_types, key_of=lambda settings_type, name: name) -> list[str]:
+    """``PREFIX.KEY: message`` for every key of a config section that the library settings class
+    reading it refuses, each key tried alone (the class's other fields at their defaults), so that
+    every bad key is named at once and each range is written once, in its class.
 
-
-def _search_setting_errors(section) -> list[str]:
-    """``mcts.KEY: message`` for every key of the ``mcts`` section that its registered settings
-    class refuses (each key tried alone, the class's other fields at their defaults)."""
+    Args:
+        prefix: the section's name (``"mcts"``, ``"selfplay"``, ``"trainer"``).
+        section: the section (a schema dataclass).
+        settings_types: the frozen settings classes built from it (``settings_from_section``).
+        key_of: ``(settings_type, field_name) -> key`` of the field in the section.
+    """
     errors: dict[str, str] = {}
-    for name in mcts.names():
-        settings_type = mcts.algorithm(name).settings_type
+    for settings_type in settings_types:
         for f in dataclasses.fields(settings_type):
-            key = mcts.config_key(settings_type, f.name)
+            key = key_of(settings_type, f.name)
             if key in errors or not hasattr(section, key):
                 continue
             try:
                 settings_type(**{f.name: getattr(section, key)})
             except (ValueError, TypeError) as exc:
-                errors[key] = f"mcts.{key}: {exc}"
+                message = str(exc)
+                errors[key] = f"{prefix}.{key}: {message.removeprefix(f'{f.name}: ')}"
     return list(errors.values())
 
 
@@ -573,7 +576,7 @@ def validate(config: TrainSchema) -> None:
     # every key of the section, named, whichever search is chosen: each checked by its own
     # settings class (mcts/registry.py), so the ranges are written once, in the library
     mc = config.mcts
-    errors.extend(_search_setting_errors(mc))
+    errors.extend(_settings_errors("mcts", mc, [mcts.algorithm(n).settings_type for n in mcts.names()], mcts.config_key))
     section_ok = not any(error.startswith("mcts.") for error in errors)
     for key, search in (("mcts.algorithm", mc.algorithm), ("arena.algorithm", config.arena.algorithm)):
         if search not in mcts.names():
@@ -589,36 +592,29 @@ def validate(config: TrainSchema) -> None:
         except ValueError as exc:
             errors.append(f"arena: {exc}")
     sp = config.selfplay
-    for key in ("num_actors", "games_per_actor", "moves_per_call"):
-        _positive(errors, f"selfplay.{key}", getattr(sp, key))
-    _positive(errors, "selfplay.temperature", sp.temperature, allow_zero=True)
-    _positive(errors, "selfplay.temperature_plies", sp.temperature_plies, allow_zero=True)
-    _positive(errors, "selfplay.random_opening_plies", sp.random_opening_plies, allow_zero=True)
+    errors.extend(_settings_errors(
+        "selfplay", sp, (SelfPlaySettings, WorkerSettings), lambda settings_type, name: _WORKER_KEYS.get(name, name)
+    ))
+    _positive(errors, "selfplay.num_actors", sp.num_actors)
     _positive(errors, "selfplay.num_cpus_per_actor", sp.num_cpus_per_actor, allow_zero=True)
     _positive(errors, "selfplay.num_gpus_per_actor", sp.num_gpus_per_actor, allow_zero=True)
-    _positive(errors, "selfplay.torch_threads", sp.torch_threads)
-    if not (math.isfinite(sp.full_search_probability) and 0.0 < sp.full_search_probability <= 1.0):
-        errors.append(f"selfplay.full_search_probability: expected in (0, 1], got {sp.full_search_probability}")
-    elif sp.full_search_probability < 1.0 and not 1 <= sp.cheap_simulations <= config.mcts.num_simulations:
+    _positive(errors, "selfplay.max_generations_behind", sp.max_generations_behind, allow_zero=True)
+    if (
+        0.0 < sp.full_search_probability < 1.0
+        and sp.cheap_simulations >= 1 and not sp.cheap_simulations <= config.mcts.num_simulations
+    ):
         errors.append(
             f"selfplay.cheap_simulations: expected in [1, mcts.num_simulations = {config.mcts.num_simulations}], "
             f"got {sp.cheap_simulations}"
         )
-    if sp.value_target not in ("z", "q", "mix"):
-        errors.append(f"selfplay.value_target: expected one of ['z', 'q', 'mix'], got {sp.value_target!r}")
-    _positive(errors, "selfplay.eval_cache_size", sp.eval_cache_size, allow_zero=True)
-    _positive(errors, "selfplay.max_generations_behind", sp.max_generations_behind, allow_zero=True)
-    if sp.inference not in INFERENCE_RUNTIMES:
-        errors.append(f"selfplay.inference: expected one of {list(INFERENCE_RUNTIMES)}, got {sp.inference!r}")
-    elif sp.inference == "onnx" and sp.device == "cuda":
+    if sp.inference == "onnx" and sp.device == "cuda":
         errors.append("selfplay.inference: 'onnx' runs on the CPU; with selfplay.device=cuda expected 'torch'")
-    if sp.device not in ("auto", "cpu", "cuda"):
-        errors.append(f"selfplay.device: expected one of ['auto', 'cpu', 'cuda'], got {sp.device!r}")
     tr = config.trainer
+    errors.extend(_settings_errors("trainer", tr, (LearnerConfig,)))
     for key in (
-        "batch_size", "learning_rate", "replay_capacity", "replay_ratio", "batches_per_fetch",
-        "checkpoint_every_steps", "checkpoint_every_minutes", "keep_checkpoints", "publish_every_steps",
-        "grad_clip", "torch_threads",
+        "batch_size", "replay_capacity", "replay_ratio", "batches_per_fetch", "checkpoint_every_steps",
+        "checkpoint_every_minutes", "keep_checkpoints", "publish_every_steps", "torch_threads",
+        "replay_window_growth_start",
     ):
         _positive(errors, f"trainer.{key}", getattr(tr, key))
     if tr.checkpoint_every_steps is None and tr.checkpoint_every_minutes is None:
@@ -626,28 +622,12 @@ def validate(config: TrainSchema) -> None:
             "trainer.checkpoint_every_minutes: expected a number > 0 (or trainer.checkpoint_every_steps), "
             "got null for both: the run would never write a checkpoint"
         )
-    _positive(errors, "trainer.weight_decay", tr.weight_decay, allow_zero=True)
-    _positive(errors, "trainer.replay_window_growth_start", tr.replay_window_growth_start)
     _positive(errors, "trainer.min_replay_positions", tr.min_replay_positions, allow_zero=True)
     _positive(errors, "trainer.validation_every", tr.validation_every, allow_zero=True)
-    _in_range(errors, "trainer.momentum", tr.momentum, 0.0, 1.0, high_open=True)
-    _positive(errors, "trainer.lr_schedule_samples", tr.lr_schedule_samples)
-    _positive(errors, "trainer.lr_warmup_samples", tr.lr_warmup_samples, allow_zero=True)
-    _in_range(errors, "trainer.lr_min_ratio", tr.lr_min_ratio, 0.0, 1.0)
-    if not (math.isfinite(tr.lr_step_gamma) and 0.0 < tr.lr_step_gamma <= 1.0):
-        errors.append(f"trainer.lr_step_gamma: expected in (0, 1], got {tr.lr_step_gamma}")
     if tr.lr_schedule in ("cosine", "step") and tr.lr_schedule_samples is None:
         errors.append(
             f"trainer.lr_schedule_samples: expected an int > 0 with trainer.lr_schedule={tr.lr_schedule}, got null"
         )
-    if not (math.isfinite(tr.lr_decay_fraction) and 0.0 < tr.lr_decay_fraction <= 1.0):
-        errors.append(f"trainer.lr_decay_fraction: expected in (0, 1], got {tr.lr_decay_fraction}")
-    if tr.optimizer not in OPTIMIZERS:
-        errors.append(f"trainer.optimizer: expected one of {sorted(OPTIMIZERS)}, got {tr.optimizer!r}")
-    if tr.lr_schedule not in LR_SCHEDULES:
-        errors.append(f"trainer.lr_schedule: expected one of {list(LR_SCHEDULES)}, got {tr.lr_schedule!r}")
-    if tr.device not in ("auto", "cpu", "cuda"):
-        errors.append(f"trainer.device: expected one of ['auto', 'cpu', 'cuda'], got {tr.device!r}")
     if tr.batch_size > tr.replay_capacity:
         errors.append(
             f"trainer.batch_size: expected <= trainer.replay_capacity ({tr.replay_capacity}), got {tr.batch_size}"

@@ -50,30 +50,14 @@ from collections.abc import Mapping
 import numpy as np
 import torch
 
+from games.checks import check_number
 from networks.evaluator import resolve_device
 from networks.model_utils import weights_hash  # noqa: F401  (re-exported: trainer.learner.weights_hash)
-
-from trainer.learner_config import LEARNER_DEFAULTS, LR_SCHEDULES, OPTIMIZERS, LearnerConfig
+from trainer.learner_config import LEARNER_DEFAULTS, LR_SCHEDULES, LearnerConfig
 from trainer.losses import alphazero_loss
-
 
 #: Keys of :meth:`Learner.state_dict`.
 STATE_KEYS = ("model", "optimizer", "scheduler", "counters", "hyperparameters")
-
-
-def _check_number(
-    name: str, value, minimum: float, inclusive: bool = True, maximum: float | None = None
-) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name}: expected a number, got {value!r}")
-    value = float(value)
-    low_ok = value >= minimum if inclusive else value > minimum
-    if not math.isfinite(value) or not low_ok or (maximum is not None and value > maximum):
-        bound = f"{'>=' if inclusive else '>'} {minimum}" + (
-            f" and <= {maximum}" if maximum is not None else ""
-        )
-        raise ValueError(f"{name}: expected a finite number {bound}, got {value}")
-    return value
 
 
 def learning_rate_at(
@@ -144,26 +128,21 @@ class Learner:
             raise ValueError(f"config: expected a trainer.learner.LearnerConfig, got {type(config).__name__}")
         if not isinstance(model, torch.nn.Module):
             raise ValueError(f"model: expected a torch.nn.Module, got {type(model).__name__}")
-        if config.optimizer not in OPTIMIZERS:
-            raise ValueError(f"optimizer: expected one of {list(OPTIMIZERS)}, got {config.optimizer!r}")
+        # the ranges are LearnerConfig's own (trainer/learner_config.py)
         self.hyperparameters = {
             "optimizer": config.optimizer,
-            "learning_rate": _check_number("learning_rate", config.learning_rate, 0.0, inclusive=False),
-            "momentum": _check_number("momentum", config.momentum, 0.0, maximum=0.999999),
-            "weight_decay": _check_number("weight_decay", config.weight_decay, 0.0),
+            "learning_rate": float(config.learning_rate),
+            "momentum": float(config.momentum),
+            "weight_decay": float(config.weight_decay),
             "lr_schedule": config.lr_schedule,
             "lr_schedule_samples": None if config.lr_schedule_samples is None else int(config.lr_schedule_samples),
-            "lr_warmup_samples": int(_check_number("lr_warmup_samples", config.lr_warmup_samples, 0.0)),
-            "lr_min_ratio": _check_number("lr_min_ratio", config.lr_min_ratio, 0.0, maximum=1.0),
-            "lr_step_gamma": _check_number("lr_step_gamma", config.lr_step_gamma, 0.0, inclusive=False, maximum=1.0),
-            "lr_decay_fraction": _check_number(
-                "lr_decay_fraction", config.lr_decay_fraction, 0.0, inclusive=False, maximum=1.0
-            ),
-            "grad_clip": None
-            if config.grad_clip is None
-            else _check_number("grad_clip", config.grad_clip, 0.0, inclusive=False),
-            "value_weight": _check_number("value_weight", config.value_weight, 0.0),
-            "max_consecutive_skips": int(_check_number("max_consecutive_skips", config.max_consecutive_skips, 1.0)),
+            "lr_warmup_samples": int(config.lr_warmup_samples),
+            "lr_min_ratio": float(config.lr_min_ratio),
+            "lr_step_gamma": float(config.lr_step_gamma),
+            "lr_decay_fraction": float(config.lr_decay_fraction),
+            "grad_clip": None if config.grad_clip is None else float(config.grad_clip),
+            "value_weight": float(config.value_weight),
+            "max_consecutive_skips": int(config.max_consecutive_skips),
         }
         # validates the schedule name and its length once, up front
         learning_rate_at(0, **self._schedule_arguments())
@@ -218,7 +197,7 @@ class Learner:
 
     @budget_progress.setter
     def budget_progress(self, value: float) -> None:
-        self._budget_progress = _check_number("budget_progress", value, 0.0, maximum=1.0)
+        self._budget_progress = check_number("budget_progress", value, 0.0, 1.0)
 
     # ------------------------------------------------------------------ training
     def _batch_tensors(self, batch) -> tuple[torch.Tensor, ...]:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from games.checks import check_choice, check_int, check_number
+from networks.config import check_device
+
 OPTIMIZERS = ("sgd", "adamw")
 LR_SCHEDULES = ("constant", "cosine", "step", "wsd")
 
@@ -31,7 +34,10 @@ class LearnerConfig:
         bf16_autocast: ``None`` = on exactly when the device is CUDA; False turns it off. True on
             CPU is rejected (bf16 autocast is for the GPU only).
 
-    Ranges are checked by ``trainer.learner.Learner`` (``ValueError``, expected vs actual).
+    Raises:
+        ValueError: for a field out of its range above, one message naming the field, the range
+            and the value (``games.checks``). Rules that join two fields (a ``"cosine"`` or
+            ``"step"`` schedule needs ``lr_schedule_samples``) are ``trainer.learner.learning_rate_at``'s.
     """
 
     optimizer: str = "adamw"
@@ -49,6 +55,27 @@ class LearnerConfig:
     device: str = "auto"
     max_consecutive_skips: int = 10
     bf16_autocast: bool | None = None
+
+    def __post_init__(self) -> None:
+        check_choice("optimizer", self.optimizer, sorted(OPTIMIZERS))
+        check_number("learning_rate", self.learning_rate, 0, low_open=True)
+        check_number("momentum", self.momentum, 0.0, 1.0, high_open=True)
+        check_number("weight_decay", self.weight_decay, 0)
+        check_choice("lr_schedule", self.lr_schedule, LR_SCHEDULES)
+        if self.lr_schedule_samples is not None:
+            check_number("lr_schedule_samples", self.lr_schedule_samples, 0, low_open=True)
+            check_int("lr_schedule_samples", self.lr_schedule_samples, 1)
+        check_number("lr_warmup_samples", self.lr_warmup_samples, 0)
+        check_int("lr_warmup_samples", self.lr_warmup_samples, 0)
+        check_number("lr_min_ratio", self.lr_min_ratio, 0.0, 1.0)
+        check_number("lr_step_gamma", self.lr_step_gamma, 0, 1, low_open=True)
+        check_number("lr_decay_fraction", self.lr_decay_fraction, 0, 1, low_open=True)
+        if self.grad_clip is not None:
+            check_number("grad_clip", self.grad_clip, 0, low_open=True)
+        check_number("value_weight", self.value_weight, 0)
+        check_device("device", self.device)
+        check_int("max_consecutive_skips", self.max_consecutive_skips, 1)
+        check_choice("bf16_autocast", self.bf16_autocast, (None, False, True))
 
 
 #: the defaults of ``trainer.learner.Learner`` and of the ``trainer`` section of ``trainer/config.py``
