@@ -317,6 +317,8 @@ def _step_one_6(state, action, out):
 
 
 _COMPILED_ONE = {8: (_legal_one_8, _step_one_8), 6: (_legal_one_6, _step_one_6)}
+#: ``games.base.CompiledRules`` per board size, built once (``Othello.compiled_rules``)
+_COMPILED_RULES: dict[int, bb.CompiledRules] = {}
 
 
 # The batched API and the single-state functions in one compiled call each, the masks frozen in as
@@ -515,7 +517,10 @@ class Othello(bb.BitboardGame):
 
     def compiled_rules(self) -> bb.CompiledRules:
         """The single-state rules compiled for this board size (``games.base.CompiledRules``)."""
-        return bb.compiled_rules(*_COMPILED_ONE[self.size])
+        rules = _COMPILED_RULES.get(self.size)
+        if rules is None:
+            rules = _COMPILED_RULES[self.size] = bb.compiled_rules(*_COMPILED_ONE[self.size])
+        return rules
 
     def observation(self, states: np.ndarray) -> np.ndarray:
         check_batch(self, states)

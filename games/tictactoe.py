@@ -131,6 +131,10 @@ def _step_one(state, a, out):
     out[3] = status
 
 
+#: the rules above as one record, built once (``Game.compiled_rules``)
+_COMPILED_RULES = bb.compiled_rules(_legal_one, _step_one)
+
+
 class TicTacToe(bb.BitboardGame):
     """Tic-tac-toe: 9 actions, observation ``(2, 3, 3)``, 8 symmetries (the dihedral group)."""
 
@@ -148,7 +152,7 @@ class TicTacToe(bb.BitboardGame):
         return _step_kernel(states, actions, WIN_LINES, out)
 
     def compiled_rules(self) -> bb.CompiledRules:
-        return bb.compiled_rules(_legal_one, _step_one)
+        return _COMPILED_RULES
 
     def compiled_observation(self):
         return _observation_one

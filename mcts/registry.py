@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -41,9 +42,9 @@ from mcts.tree import Tree
 TIES = ("lowest", "random", "q")
 
 
-@dataclass(frozen=True)
-class SearchOptions:
-    """How one ``run_search`` call runs and chooses (the settings say what the algorithm is).
+class SearchOptions(NamedTuple):
+    """How one ``run_search`` call runs and chooses (the settings say what the algorithm is);
+    immutable (a named tuple: built on every call, so cheaply).
 
     Attributes:
         explore: root noise: Dirichlet noise for PUCT, the Gumbel draw for Gumbel (self-play);
@@ -83,7 +84,10 @@ class Algorithm:
         reuses_tree: accepts ``SearchOptions.tree``.
         searches_chance: searches games with chance states.
         chooses_by_visits: ``choose_moves`` picks its move from the root visit counts at the
-            caller's temperature; False: ``run_fn``'s ``actions`` are played as they are.
+            caller's temperature; False: ``run_fn``'s ``actions`` are played as they are. A
+            visit-count search's ``run_fn`` fills ``actions`` with ``choose_moves``' greedy choice,
+            ties to the lowest index (``mcts.search.with_visit_choice``), which ``run_search`` then
+            plays as it is at a greedy temperature with ``ties="lowest"``.
     """
 
     name: str
@@ -244,6 +248,8 @@ def run_search(
     options = SearchOptions(explore, temperature, ties, tree, leaves_per_call, time_limit, row_rngs)
     output = entry.run_fn(game, root_states, evaluate_fn, settings, rng, options)
     if entry.chooses_by_visits:
+        if row_rngs is None and ties == "lowest" and _greedy(temperature):
+            return output  # run_fn's own actions: the greedy choice, lowest index on ties (Algorithm)
         if row_rngs is None:
             output.actions = choose_moves(output, temperature, ties, rng)
         else:

@@ -26,7 +26,7 @@ from mcts.evaluators import EvaluateFn, random_rollout_evaluator
 from mcts.kernels import RULE_UCT, selection_params
 from mcts.search import LoopSettings, SearchOutput, search_loop, with_visit_choice
 from mcts.tree import Tree
-from mcts.uct_compiled import compiled_uct_search
+from mcts.uct_compiled import compiled_uct_arrays
 
 #: The usual UCB1 exploration constant on [0, 1] results (about sqrt(2)).
 DEFAULT_UCT_C = 1.4
@@ -124,28 +124,26 @@ def run_compiled_uct(game: Game, root_states: np.ndarray, settings: UCTConfig, r
         rng: the generator of the playouts' seed.
 
     Returns:
-        ``SearchOutput`` whose ``tree`` is the whole search tree (``mcts.uct_compiled.CompiledUCTResult``);
+        ``SearchOutput`` whose ``tree`` is the whole search tree (``mcts.uct_compiled.CompiledUCTArrays``);
         ``root_priors`` are uniform over the legal actions; ``num_evaluations`` counts the random
         playouts, the root's included.
 
     Raises:
-        ValueError: for malformed or terminal roots, and as ``compiled_uct_search``.
+        ValueError: for malformed or terminal roots, and as ``compiled_uct_arrays``.
     """
     check_batch(game, root_states)
-    n = settings.num_simulations
-    result = compiled_uct_search(game, root_states[0], n, rng, settings.c)
-    counts = result.visit_counts[None, :]
+    tree, out, _, _ = compiled_uct_arrays(game, root_states[0], settings.num_simulations, rng, settings.c)
     return SearchOutput(
-        visit_counts=counts,
-        root_values=np.array([result.root_value], dtype=np.float32),
-        q_values=result.q_values[None, :].astype(np.float32),
-        root_priors=result.tree.root_raw_prior.copy(),
-        root_raw_priors=result.tree.root_raw_prior,
-        tree=result.tree,
+        visit_counts=out.visit_counts,
+        root_values=out.root_values,
+        q_values=out.q_values32,
+        root_priors=out.root_priors,
+        root_raw_priors=tree.root_raw_prior,
+        tree=tree,
         num_degenerate_priors=np.zeros(1, dtype=np.int32),
-        num_evaluations=np.array([result.num_playouts], dtype=np.int32),
-        num_terminal_leaves=np.array([n + 1 - result.num_playouts], dtype=np.int32),
+        num_evaluations=out.num_evaluations,
+        num_terminal_leaves=out.num_terminal_leaves,
         root_proof=np.zeros(1, dtype=np.int8),
-        actions=np.array([result.action], dtype=np.int64),
-        policy_targets=(counts / np.float32(n)).astype(np.float32),
+        actions=out.actions,
+        policy_targets=out.policy_targets,
     )

@@ -48,10 +48,12 @@ _KERNELS: dict[CompiledRules, object] = {}
 def compiled_uct_kernel(rules: CompiledRules):
     """The compiled single-tree UCT search for the game whose ``compiled_rules()`` is ``rules``.
 
-    Returns ``search(root [S] int64, num_simulations, c, max_game_length, num_actions, rng) ->
-    (error code, root value, playouts, visit_counts [A] int32, q_values [A] float64, tree)``
-    (``playouts``: random playouts run, the root's included; ``tree``: the arrays of
-    ``mcts.tree.Tree`` in its field order, one row); memoised per ``rules``.
+    Returns ``search(root [S] int64, num_simulations, c, max_game_length, num_actions, seed uint64,
+    log_table) -> (error code, root value, playouts, tree, out)``: ``tree`` the arrays of
+    ``mcts.tree.Tree`` in its field order (one row, ``num_simulations + 1`` slots), ``out`` those of
+    ``UCTOutputArrays``; ``playouts``: random playouts run, the root's included; ``log_table[n]``
+    is ``ln max(n, 1)``. The kernel allocates what it returns (cheaper than passing arrays in, for
+    a search of one position). Memoised per ``rules``.
     """
     kernel = _KERNELS.get(rules)
     if kernel is None:
@@ -106,38 +108,41 @@ def _build_kernel(rules: CompiledRules):
         return (1.0 if winner == player else -1.0), _OK
 
     @njit
-    def search(root, num_simulations, c, max_game_length, num_actions, rng):  # pragma: no cover - compiled
+    def search(root, num_simulations, c, max_game_length, num_actions, seed, log_table):  # pragma: no cover - compiled
         capacity = num_simulations + 1
         state_size = root.shape[0]
-        # mcts.tree.Tree's arrays, in its field order, one row
-        node_visits = np.zeros((1, capacity), dtype=np.int32)
-        node_value_sum = np.zeros((1, capacity), dtype=np.float64)
-        node_raw_value = np.zeros((1, capacity), dtype=np.float32)
-        node_to_play = np.zeros((1, capacity), dtype=np.int8)
-        node_terminal = np.zeros((1, capacity), dtype=np.bool_)
-        node_states = np.zeros((1, capacity, state_size), dtype=np.int64)
-        parents = np.full((1, capacity), -1, dtype=np.int32)
-        action_from_parent = np.full((1, capacity), -1, dtype=np.int32)
-        children_index = np.full((1, capacity, num_actions), -1, dtype=np.int32)
-        children_prior = np.zeros((1, capacity, num_actions), dtype=np.float32)
-        children_legal = np.zeros((1, capacity, num_actions), dtype=np.bool_)
-        num_nodes = np.zeros(1, dtype=np.int32)
-        root_raw_prior = np.zeros((1, num_actions), dtype=np.float32)
-        node_proof = np.zeros((1, capacity), dtype=np.int8)
-        node_chance = np.zeros((1, capacity), dtype=np.bool_)
-        chance_probs = np.zeros((1, capacity, 0), dtype=np.float64)
-        tree = (
-            node_visits, node_value_sum, node_raw_value, node_to_play, node_terminal, node_states, parents,
-            action_from_parent, children_index, children_prior, children_legal, num_nodes, root_raw_prior,
-            node_proof, node_chance, chance_probs,
+        rng = np.empty(1, dtype=np.uint64)
+        rng[0] = seed
+        # mcts.tree.Tree's arrays, in its field order, one row (as mcts.tree.empty_tree makes them)
+        t = (
+            np.zeros((1, capacity), dtype=np.int32), np.zeros((1, capacity), dtype=np.float64),
+            np.zeros((1, capacity), dtype=np.float32), np.zeros((1, capacity), dtype=np.int8),
+            np.zeros((1, capacity), dtype=np.bool_), np.zeros((1, capacity, state_size), dtype=np.int64),
+            np.full((1, capacity), -1, dtype=np.int32), np.full((1, capacity), -1, dtype=np.int32),
+            np.full((1, capacity, num_actions), -1, dtype=np.int32), np.zeros((1, capacity, num_actions), dtype=np.float32),
+            np.zeros((1, capacity, num_actions), dtype=np.bool_), np.zeros(1, dtype=np.int32),
+            np.zeros((1, num_actions), dtype=np.float32), np.zeros((1, capacity), dtype=np.int8),
+            np.zeros((1, capacity), dtype=np.bool_), np.zeros((1, capacity, 0), dtype=np.float64),
         )
-        visit_counts = np.zeros(num_actions, dtype=np.int32)
-        q_values = np.full(num_actions, np.nan, dtype=np.float64)
-        states = node_states[0]
-        visits = node_visits[0]
-        value_sum = node_value_sum[0]
-        to_play = node_to_play[0]
-        terminal = node_terminal[0]
+        # UCTOutputArrays, in its field order
+        out = (
+            np.zeros((1, num_actions), dtype=np.int32), np.full((1, num_actions), np.nan, dtype=np.float64),
+            np.full((1, num_actions), np.nan, dtype=np.float32), np.zeros((1, num_actions), dtype=np.float32),
+            np.zeros((1, num_actions), dtype=np.float32), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.float32),
+            np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.int32),
+        )
+        visit_counts, q_values, q_values32, policy_targets, root_priors = out[0], out[1], out[2], out[3], out[4]
+        states = t[5][0]
+        visits = t[0][0]
+        value_sum = t[1][0]
+        raw_value = t[2][0]
+        to_play = t[3][0]
+        terminal = t[4][0]
+        parents = t[6][0]
+        from_parent = t[7][0]
+        children = t[8][0]
+        priors = t[9][0]
+        legal = t[10][0]
         current = np.empty(state_size, dtype=np.int64)
         scratch = np.empty(state_size, dtype=np.int64)
         legal_buffer = np.zeros(num_actions, dtype=np.bool_)
@@ -146,12 +151,16 @@ def _build_kernel(rules: CompiledRules):
         states[0, :] = root
         to_play[0] = to_play_fn(root)
         if is_terminal_fn(root):
-            return _TERMINAL_ROOT, 0.0, 0, visit_counts, q_values, tree
-        legal_fn(root, children_legal[0, 0])
+            return _TERMINAL_ROOT, 0.0, 0, t, out
+        count = legal_fn(root, legal[0])
+        uniform = np.float32(1.0 / count)  # UCT has no priors: uniform over the legal moves
+        for a in range(num_actions):
+            if legal[0, a]:
+                priors[0, a] = uniform
         value, error = playout(root, rng, max_game_length, current, scratch, legal_buffer)
         if error:
-            return error, 0.0, 0, visit_counts, q_values, tree
-        node_raw_value[0, 0] = value
+            return error, 0.0, 0, t, out
+        raw_value[0] = value
         playouts = 1
         visits[0] = 1
         value_sum[0] = value
@@ -161,16 +170,16 @@ def _build_kernel(rules: CompiledRules):
             node = 0
             while True:
                 if terminal[node]:
-                    value = node_raw_value[0, node]
+                    value = raw_value[node]
                     break
-                log_parent = math.log(max(visits[node], 1))
+                log_parent = log_table[visits[node]]
                 player = to_play[node]
                 best_action = -1
                 best_score = -np.inf
                 for a in range(num_actions):
-                    if not children_legal[0, node, a]:
+                    if not legal[node, a]:
                         continue
-                    child = children_index[0, node, a]
+                    child = children[node, a]
                     if child < 0 or visits[child] == 0:
                         score = np.inf
                     else:
@@ -181,7 +190,7 @@ def _build_kernel(rules: CompiledRules):
                     if best_action < 0 or score > best_score:
                         best_score = score
                         best_action = a
-                child = children_index[0, node, best_action]
+                child = children[node, best_action]
                 if child >= 0:
                     node = child
                     continue
@@ -189,53 +198,100 @@ def _build_kernel(rules: CompiledRules):
                 child = count
                 count += 1
                 step_fn(states[node], best_action, states[child])
-                children_index[0, node, best_action] = child
-                parents[0, child] = node
-                action_from_parent[0, child] = best_action
+                children[node, best_action] = child
+                parents[child] = node
+                from_parent[child] = best_action
                 to_play[child] = to_play_fn(states[child])
                 if is_terminal_fn(states[child]):
                     terminal[child] = True
                     winner = winner_fn(states[child])
                     value = 0.0 if winner < 0 else (1.0 if winner == to_play[child] else -1.0)
                 else:
-                    legal_fn(states[child], children_legal[0, child])
+                    uniform = np.float32(1.0 / legal_fn(states[child], legal[child]))
+                    for a in range(num_actions):
+                        if legal[child, a]:
+                            priors[child, a] = uniform
                     value, error = playout(states[child], rng, max_game_length, current, scratch, legal_buffer)
                     playouts += 1
                     if error:
-                        return error, 0.0, 0, visit_counts, q_values, tree
-                node_raw_value[0, child] = value
+                        return error, 0.0, 0, t, out
+                raw_value[child] = value
                 node = child
                 break
             # back up, negating when the player to move changes
             while True:
                 visits[node] += 1
                 value_sum[node] += value
-                parent = parents[0, node]
+                parent = parents[node]
                 if parent < 0:
                     break
                 if to_play[parent] != to_play[node]:
                     value = -value
                 node = parent
 
-        num_nodes[0] = count
-        # uniform priors over each node's legal moves (UCT has none of its own)
-        for node in range(count):
-            legal_count = 0
-            for a in range(num_actions):
-                legal_count += children_legal[0, node, a]
-            for a in range(num_actions):
-                if children_legal[0, node, a]:
-                    children_prior[0, node, a] = 1.0 / legal_count
-        root_raw_prior[0, :] = children_prior[0, 0]
+        t[11][0] = count
+        t[12][0, :] = priors[0]
+        root_priors[0, :] = priors[0]
+        best = 0
         for a in range(num_actions):
-            child = children_index[0, 0, a]
+            child = children[0, a]
             if child >= 0 and visits[child] > 0:
-                visit_counts[a] = visits[child]
+                visit_counts[0, a] = visits[child]
                 q = value_sum[child] / visits[child]
-                q_values[a] = -q if to_play[child] != to_play[0] else q
-        return _OK, value_sum[0] / visits[0], playouts, visit_counts, q_values, tree
+                q = -q if to_play[child] != to_play[0] else q
+                q_values[0, a] = q
+                q_values32[0, a] = np.float32(q)
+                policy_targets[0, a] = np.float32(visits[child] / float(num_simulations))
+                if visits[child] > visit_counts[0, best]:
+                    best = a
+        root_value = value_sum[0] / visits[0]
+        out[5][0] = best
+        out[6][0] = np.float32(root_value)
+        out[7][0] = playouts
+        out[8][0] = num_simulations + 1 - playouts
+        return _OK, root_value, playouts, t, out
 
     return search
+
+
+class UCTOutputArrays(NamedTuple):
+    """The root's figures a compiled search writes besides its tree (``compiled_uct_arrays``).
+
+    Attributes:
+        visit_counts: ``[1, A]`` int32, the root children's visits (summing to ``num_simulations``).
+        q_values: ``[1, A]`` float64, Q(root, a) for the player to move; NaN where unvisited.
+        q_values32: ``[1, A]`` float32, the same rounded to float32 (``mcts.SearchOutput.q_values``).
+        policy_targets: ``[1, A]`` float32, the visit counts over ``num_simulations``.
+        root_priors: ``[1, A]`` float32, uniform over the root's legal actions.
+        actions: ``[1]`` int64, the most visited root child, the lowest index on ties.
+        root_values: ``[1]`` float32, the mean backed-up root value for the player to move (the
+            root's own playout included).
+        num_evaluations: ``[1]`` int32, random playouts run, the root's included.
+        num_terminal_leaves: ``[1]`` int32, simulations that ended on a terminal node.
+    """
+
+    visit_counts: np.ndarray
+    q_values: np.ndarray
+    q_values32: np.ndarray
+    policy_targets: np.ndarray
+    root_priors: np.ndarray
+    actions: np.ndarray
+    root_values: np.ndarray
+    num_evaluations: np.ndarray
+    num_terminal_leaves: np.ndarray
+
+
+class CompiledUCTArrays(NamedTuple):
+    """What ``compiled_uct_arrays`` returns: the search ``tree`` (``mcts.tree.Tree``, one row,
+    ``num_simulations + 1`` slots: node ``i`` created at simulation ``i`` (a simulation that ends on
+    a terminal node already in the tree creates none), uniform priors over each node's legal
+    actions, ``node_raw_value`` the node's playout (or exact terminal) value, no proofs), the root's
+    figures ``out`` (``UCTOutputArrays``), ``root_value`` (float) and ``num_playouts`` (int)."""
+
+    tree: Tree
+    out: UCTOutputArrays
+    root_value: float
+    num_playouts: int
 
 
 class CompiledUCTResult(NamedTuple):
@@ -249,10 +305,7 @@ class CompiledUCTResult(NamedTuple):
             included).
         num_playouts: random playouts run, the root's included (a simulation that ends on a
             terminal node runs none).
-        tree: the whole search tree, ``mcts.tree.Tree`` with one row and ``num_simulations + 1``
-            slots: node ``i`` created at simulation ``i`` (a simulation that ends on a terminal
-            node already in the tree creates none), uniform priors over each node's legal actions,
-            ``node_raw_value`` the node's playout (or exact terminal) value, no proofs.
+        tree: the whole search tree (``CompiledUCTArrays.tree``).
     """
 
     action: int
@@ -263,10 +316,31 @@ class CompiledUCTResult(NamedTuple):
     tree: Tree
 
 
-def compiled_uct_search(
+#: ``_LOG_TABLE[n] = math.log(max(n, 1))``, grown on demand: the ``ln N(s)`` of UCB1 looked up
+#: (the same values as computing them, ``_log_table``)
+_LOG_TABLE = np.zeros(0, dtype=np.float64)
+
+
+@njit(cache=True)
+def _log_table(size):  # pragma: no cover - compiled
+    table = np.empty(size, dtype=np.float64)
+    for n in range(size):
+        table[n] = math.log(max(n, 1))
+    return table
+
+
+def _log_table_for(size: int) -> np.ndarray:
+    global _LOG_TABLE
+    if _LOG_TABLE.shape[0] < size:
+        _LOG_TABLE = _log_table(max(size, 2 * _LOG_TABLE.shape[0]))
+    return _LOG_TABLE
+
+
+def compiled_uct_arrays(
     game: Game, state_row: np.ndarray, num_simulations: int, rng: np.random.Generator, c: float
-) -> CompiledUCTResult:
-    """UCT for one non-terminal state in one compiled call.
+) -> CompiledUCTArrays:
+    """UCT for one non-terminal state in one compiled call, its tree and root figures as arrays
+    (what ``mcts.uct.run_compiled_uct`` makes its ``SearchOutput`` of).
 
     Args:
         game: a game whose ``compiled_rules()`` is not None.
@@ -276,7 +350,7 @@ def compiled_uct_search(
         rng: the generator of the playouts' seed (one draw).
 
     Returns:
-        ``CompiledUCTResult``.
+        ``CompiledUCTArrays``.
 
     Raises:
         ValueError: if the game has no compiled rules, ``rng`` is not a generator, the state is
@@ -287,15 +361,32 @@ def compiled_uct_search(
         raise ValueError(f"{game.name} has no compiled rules (Game.compiled_rules() is None)")
     check_rng(rng)
     kernel = compiled_uct_kernel(rules)
-    stream = rng.integers(0, 2**63, size=1, dtype=np.uint64)
+    seed = rng.integers(0, 2**63, dtype=np.uint64)
     root = np.ascontiguousarray(state_row, dtype=np.int64)
-    error, root_value, num_playouts, visit_counts, q_values, arrays = kernel(
-        root, int(num_simulations), float(c), int(game.max_game_length), int(game.num_actions), stream
+    n = int(num_simulations)
+    error, root_value, num_playouts, tree, out = kernel(
+        root, n, float(c), int(game.max_game_length), int(game.num_actions), seed, _log_table_for(n + 2)
     )
     if error == _TERMINAL_ROOT:
         raise ValueError("root states must not be terminal; rows [0] are")
     if error == _PLAYOUT_TOO_LONG:
         raise ValueError(f"{game.name}: random playout longer than max_game_length={game.max_game_length}")
+    return CompiledUCTArrays(Tree(*tree), UCTOutputArrays(*out), root_value, num_playouts)
+
+
+def compiled_uct_search(
+    game: Game, state_row: np.ndarray, num_simulations: int, rng: np.random.Generator, c: float
+) -> CompiledUCTResult:
+    """UCT for one non-terminal state in one compiled call (``compiled_uct_arrays``, its root's
+    figures without the batch axis).
+
+    Returns:
+        ``CompiledUCTResult``.
+
+    Raises:
+        ValueError: as ``compiled_uct_arrays``.
+    """
+    tree, out, root_value, num_playouts = compiled_uct_arrays(game, state_row, num_simulations, rng, c)
     return CompiledUCTResult(
-        int(np.argmax(visit_counts)), visit_counts, q_values, float(root_value), int(num_playouts), Tree(*arrays)
+        int(out.actions[0]), out.visit_counts[0], out.q_values[0], float(root_value), int(num_playouts), tree
     )

@@ -220,3 +220,28 @@ def test_run_search_is_the_recorded_search_of_each_algorithm():
     gumbel = run_search(game, roots, hashed_evaluator(game), CONFIGS["gumbel"], np.random.default_rng(5), explore=True)
     assert gumbel.visit_counts.tolist() == [[0, 0, 0, 2, 6, 6, 2], [6, 2, 0, 0, 2, 6, 0]]
     assert gumbel.actions.tolist() == [4, 0]
+
+
+@pytest.mark.parametrize(
+    "settings, options",
+    [
+        (PUCTConfig(num_simulations=60, solver=True), {}),  # proofs change the counts it chooses from
+        (PUCTConfig(num_simulations=40), {"leaves_per_call": 4}),  # virtual loss, one root
+        (UCTConfig(num_simulations=80), {}),  # one root: the compiled search
+        (UCTConfig(num_simulations=30), {"evaluate": True}),  # the batched loop
+    ],
+)
+def test_a_visit_count_search_fills_the_greedy_lowest_index_move_run_search_plays(settings, options):
+    """``run_search`` at temperature 0 with ``ties="lowest"`` plays ``run_fn``'s own actions
+    (mcts/registry.py, ``Algorithm.chooses_by_visits``): they must be ``choose_moves``' choice."""
+    from mcts.registry import choose_moves
+
+    # X to move with a win at cell 3 (0-based 2) and O threatening 4-5-6
+    state = TICTACTOE.initial_states(1)
+    for cell in (0, 3, 1, 4):
+        state = TICTACTOE.step(state, np.array([cell]))
+    options = dict(options)
+    evaluate = uniform_evaluator if options.pop("evaluate", False) or settings.algorithm == "puct" else None
+    output = run_search(TICTACTOE, state, evaluate, settings, np.random.default_rng(3), **options)
+    assert output.actions.tolist() == [2]
+    assert output.actions.tolist() == choose_moves(output, 0.0, "lowest", np.random.default_rng(0)).tolist()

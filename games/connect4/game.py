@@ -94,6 +94,10 @@ def _step_one(state, a, out):
     out[3] = status
 
 
+#: the rules above as one record, built once (``Game.compiled_rules``)
+_COMPILED_RULES = bb.compiled_rules(_legal_one, _step_one)
+
+
 class ConnectFour(bb.BitboardGame):
     """Connect Four: 7 actions, observation ``(2, 6, 7)`` (image row 0 = top), 2 symmetries."""
 
@@ -111,7 +115,7 @@ class ConnectFour(bb.BitboardGame):
         return _step_kernel(states, actions, out)
 
     def compiled_rules(self) -> bb.CompiledRules:
-        return bb.compiled_rules(_legal_one, _step_one)
+        return _COMPILED_RULES
 
     def compiled_observation(self):
         return _observation_one
