@@ -108,8 +108,8 @@ def compiled_applies(game: Game, root_states: np.ndarray, evaluate_fn, settings:
     (``run_compiled_uct``): one root, random rollouts (no evaluator, one playout per leaf), no
     reused tree, and a game with compiled rules (``Game.compiled_rules``)."""
     return (
-        evaluate_fn is None and tree is None and settings.num_rollouts == 1 and np.shape(root_states)[:1] == (1,)
-        and np.ndim(root_states) == 2 and game.compiled_rules() is not None
+        evaluate_fn is None and tree is None and settings.num_rollouts == 1 and isinstance(root_states, np.ndarray)
+        and root_states.ndim == 2 and root_states.shape[0] == 1 and game.compiled_rules() is not None
     )
 
 
