@@ -263,6 +263,8 @@ def run_search(
 
 def _greedy(temperature) -> bool:
     """Whether one temperature (not a per-row array) plays the most visited move."""
+    if isinstance(temperature, (int, float)):  # the usual case, without numpy's slower ndim
+        return temperature < GREEDY_TEMPERATURE
     return np.ndim(temperature) == 0 and temperature < GREEDY_TEMPERATURE
 
 
