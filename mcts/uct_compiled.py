@@ -113,36 +113,54 @@ def _build_kernel(rules: CompiledRules):
         state_size = root.shape[0]
         rng = np.empty(1, dtype=np.uint64)
         rng[0] = seed
-        # mcts.tree.Tree's arrays, in its field order, one row (as mcts.tree.empty_tree makes them)
-        t = (
-            np.zeros((1, capacity), dtype=np.int32), np.zeros((1, capacity), dtype=np.float64),
-            np.zeros((1, capacity), dtype=np.float32), np.zeros((1, capacity), dtype=np.int8),
-            np.zeros((1, capacity), dtype=np.bool_), np.zeros((1, capacity, state_size), dtype=np.int64),
-            np.full((1, capacity), -1, dtype=np.int32), np.full((1, capacity), -1, dtype=np.int32),
-            np.full((1, capacity, num_actions), -1, dtype=np.int32), np.zeros((1, capacity, num_actions), dtype=np.float32),
-            np.zeros((1, capacity, num_actions), dtype=np.bool_), np.zeros(1, dtype=np.int32),
-            np.zeros((1, num_actions), dtype=np.float32), np.zeros((1, capacity), dtype=np.int8),
-            np.zeros((1, capacity), dtype=np.bool_), np.zeros((1, capacity, 0), dtype=np.float64),
+        # mcts.tree.Tree's arrays, one row (as mcts.tree.empty_tree makes them)
+        node_visits = np.zeros((1, capacity), dtype=np.int32)
+        node_value_sum = np.zeros((1, capacity), dtype=np.float64)
+        node_raw_value = np.zeros((1, capacity), dtype=np.float32)
+        node_to_play = np.zeros((1, capacity), dtype=np.int8)
+        node_terminal = np.zeros((1, capacity), dtype=np.bool_)
+        node_states = np.zeros((1, capacity, state_size), dtype=np.int64)
+        parents_ = np.full((1, capacity), -1, dtype=np.int32)
+        action_from_parent = np.full((1, capacity), -1, dtype=np.int32)
+        children_index = np.full((1, capacity, num_actions), -1, dtype=np.int32)
+        children_prior = np.zeros((1, capacity, num_actions), dtype=np.float32)
+        children_legal = np.zeros((1, capacity, num_actions), dtype=np.bool_)
+        num_nodes = np.zeros(1, dtype=np.int32)
+        root_raw_prior = np.zeros((1, num_actions), dtype=np.float32)
+        node_proof = np.zeros((1, capacity), dtype=np.int8)
+        node_chance = np.zeros((1, capacity), dtype=np.bool_)
+        chance_probs = np.zeros((1, capacity, 0), dtype=np.float64)
+        t = (  # in Tree's field order
+            node_visits, node_value_sum, node_raw_value, node_to_play, node_terminal, node_states, parents_,
+            action_from_parent, children_index, children_prior, children_legal, num_nodes, root_raw_prior,
+            node_proof, node_chance, chance_probs,
         )
-        # UCTOutputArrays, in its field order
-        out = (
-            np.zeros((1, num_actions), dtype=np.int32), np.full((1, num_actions), np.nan, dtype=np.float64),
-            np.full((1, num_actions), np.nan, dtype=np.float32), np.zeros((1, num_actions), dtype=np.float32),
-            np.zeros((1, num_actions), dtype=np.float32), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.float32),
-            np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.int32),
+        # UCTOutputArrays
+        visit_counts = np.zeros((1, num_actions), dtype=np.int32)
+        q_values = np.full((1, num_actions), np.nan, dtype=np.float64)
+        q_values32 = np.full((1, num_actions), np.nan, dtype=np.float32)
+        policy_targets = np.zeros((1, num_actions), dtype=np.float32)
+        root_priors = np.zeros((1, num_actions), dtype=np.float32)
+        actions = np.zeros(1, dtype=np.int64)
+        root_values = np.zeros(1, dtype=np.float32)
+        num_evaluations = np.zeros(1, dtype=np.int32)
+        num_terminal_leaves = np.zeros(1, dtype=np.int32)
+        out = (  # in UCTOutputArrays' field order
+            visit_counts, q_values, q_values32, policy_targets, root_priors, actions, root_values, num_evaluations,
+            num_terminal_leaves,
         )
-        visit_counts, q_values, q_values32, policy_targets, root_priors = out[0], out[1], out[2], out[3], out[4]
-        states = t[5][0]
-        visits = t[0][0]
-        value_sum = t[1][0]
-        raw_value = t[2][0]
-        to_play = t[3][0]
-        terminal = t[4][0]
-        parents = t[6][0]
-        from_parent = t[7][0]
-        children = t[8][0]
-        priors = t[9][0]
-        legal = t[10][0]
+        # one-row views for the loop
+        states = node_states[0]
+        visits = node_visits[0]
+        value_sum = node_value_sum[0]
+        raw_value = node_raw_value[0]
+        to_play = node_to_play[0]
+        terminal = node_terminal[0]
+        parents = parents_[0]
+        from_parent = action_from_parent[0]
+        children = children_index[0]
+        priors = children_prior[0]
+        legal = children_legal[0]
         current = np.empty(state_size, dtype=np.int64)
         scratch = np.empty(state_size, dtype=np.int64)
         legal_buffer = np.zeros(num_actions, dtype=np.bool_)
@@ -229,8 +247,8 @@ def _build_kernel(rules: CompiledRules):
                     value = -value
                 node = parent
 
-        t[11][0] = count
-        t[12][0, :] = priors[0]
+        num_nodes[0] = count
+        root_raw_prior[0, :] = priors[0]
         root_priors[0, :] = priors[0]
         best = 0
         for a in range(num_actions):
@@ -245,10 +263,10 @@ def _build_kernel(rules: CompiledRules):
                 if visits[child] > visit_counts[0, best]:
                     best = a
         root_value = value_sum[0] / visits[0]
-        out[5][0] = best
-        out[6][0] = np.float32(root_value)
-        out[7][0] = playouts
-        out[8][0] = num_simulations + 1 - playouts
+        actions[0] = best
+        root_values[0] = np.float32(root_value)
+        num_evaluations[0] = playouts
+        num_terminal_leaves[0] = num_simulations + 1 - playouts
         return _OK, root_value, playouts, t, out
 
     return search
