@@ -23,7 +23,8 @@ each position searched once by each variant per round):
   with virtual loss (``mcts.minibatch``), against its floor of calls on ``2 N`` rows;
 * ``--thread-settings``: the mirror-averaged search with sessions of other intra-op thread counts
   and spinning (``1`` one thread, ``1:spin`` one spinning, ``2``, ``0`` ONNX Runtime's own default
-  of one thread per core, spinning), each ``over_best``: its seconds over the fastest setting's.
+  of one thread per core, spinning), each ``over_best``: its seconds over the fastest setting's;
+  measured in a second interleaved phase after the others, each search after a short pause.
 
 The network is ``--model PATH`` (an export folder), else a seeded random ``--network`` (default
 ``b4c32``, the CPU training default) exported to a temporary folder: the weights do not change the
@@ -125,13 +126,24 @@ def parse_setting(text: str) -> tuple[int, bool]:
     return int(threads), spin == "spin" or int(threads) == 0
 
 
-#: pause before each timed search, in seconds: ONNX Runtime's spinning worker threads keep
-#: spinning for a while after a run, and their CPU would count against the next variant
+#: pause before each timed search of the thread-settings phase, in seconds: ONNX Runtime's
+#: spinning worker threads keep spinning for a while after a run, and their CPU would count against
+#: the next variant. Only that phase pauses, and it pauses busy (``settle``), not asleep: on this
+#: machine a search right after a 50 ms sleep costs up to 4 ms more (caches and clocks gone cold),
+#: which the warm floor measured right after it does not pay.
 SETTLE_SECONDS = 0.05
 
-#: pause after a variant whose session spins, in seconds: on a loaded core its spinning threads
-#: still run for a while, and their CPU seconds would count against the next search
-SETTLE_AFTER_SPINNING_SECONDS = 1.0
+#: pause after a variant whose session spins, in seconds: its spinning threads still run for a
+#: moment after a search, and their CPU seconds would count against the next one. Short on purpose:
+#: on this machine a core kept busy for a second runs the next searches up to 2.5x slower.
+SETTLE_AFTER_SPINNING_SECONDS = 0.05
+
+def settle(seconds: float) -> None:
+    """Wait ``seconds`` without sleeping (a sleeping core comes back cold), untimed by the caller."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
 
 #: Clocks of ``--clock``: CPU seconds of this process (all its threads), or wall-clock seconds.
 CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
@@ -166,6 +178,7 @@ def bench(
     variants["free_network_mirror"] = (game, _FreeNetwork(game), True)
     if leaves_per_call > 1:  # several leaves a call with virtual loss (mcts.minibatch), the mirror averaged
         variants[f"minibatch_{leaves_per_call}_mirror"] = (game, evaluator, True)
+    thread_variants = [f"threads_{text}" for text in sessions]
     for text, session in sessions.items():
         variants[f"threads_{text}"] = (game, session, True)
     floors = {name: 0.0 for name in variants}
@@ -179,7 +192,8 @@ def bench(
         evaluate_fn = symmetry_averaged(game, evaluate_fn) if mirror else evaluate_fn
         calls_before = runner.num_calls
         player = MCTSPlayer(evaluate_fn, config, leaves_per_call=leaves_per_call if name.startswith("minibatch") else 1)
-        time.sleep(SETTLE_SECONDS)  # the previous variant's spinning threads go idle, untimed
+        if name in thread_variants:
+            settle(SETTLE_SECONDS)  # the previous variant's spinning threads go idle, untimed
         start = clock()
         player.analyze(rules, state)
         elapsed = clock() - start
@@ -201,15 +215,22 @@ def bench(
 
     for name in variants:  # warm-up: compile the kernels, first session runs
         search(name, roots[0])
-    for _ in range(rounds):
-        for state in roots:
-            for name in variants:
-                elapsed, floor, count = search(name, state)
-                if name in spinning_variants:
-                    time.sleep(SETTLE_AFTER_SPINNING_SECONDS)  # untimed
-                seconds[name] += elapsed
-                floors[name] += floor
-                calls[name] += count
+        if name in spinning_variants:
+            settle(SETTLE_AFTER_SPINNING_SECONDS)  # untimed
+    main_variants = [name for name in variants if name not in thread_variants]
+    # two phases, each interleaved: the thread settings after the rest, so that no spinning
+    # session's threads run beside the main variants
+    for phase in (main_variants, thread_variants):
+        for round_index in range(rounds):
+            for position_index, state in enumerate(roots):
+                turn = (round_index * len(roots) + position_index) % max(len(phase), 1)
+                for name in phase[turn:] + phase[:turn]:  # each variant first in turn: no fixed neighbour
+                    elapsed, floor, count = search(name, state)
+                    if name in spinning_variants:
+                        settle(SETTLE_AFTER_SPINNING_SECONDS)  # untimed
+                    seconds[name] += elapsed
+                    floors[name] += floor
+                    calls[name] += count
     searches = rounds * len(roots)
     report = {}
     for name in variants:

@@ -175,6 +175,41 @@ def test_bound_buffers_run_gives_session_run_outputs_and_counts_the_call():
         evaluator.bind_buffers(0)
 
 
+class _PublicSession:
+    """An ONNX Runtime session seen through its public methods only (no ``_sess``), as a session
+    wrapper or another runtime version might offer it."""
+
+    def __init__(self, session):
+        self._session = session
+        self.public_runs = 0
+
+    def io_binding(self):
+        return self._session.io_binding()
+
+    def get_outputs(self):
+        return self._session.get_outputs()
+
+    def run_with_iobinding(self, binding):
+        self.public_runs += 1
+        self._session.run_with_iobinding(binding)
+
+
+def test_bound_buffers_run_through_the_public_method_when_the_session_hides_its_extension():
+    game = games.make("connect4")
+    evaluator = _shipped_evaluator()
+    observations = game.observation(game.states_from_moves(["4453"]))
+    direct = evaluator.bind_buffers(1)
+    direct.observations[:] = observations
+    direct.run()
+    evaluator.session = public = _PublicSession(evaluator.session)
+    bound = evaluator.bind_buffers(1)
+    bound.observations[:] = observations
+    bound.run()
+    assert public.public_runs == 1
+    assert np.array_equal(bound.logits, direct.logits) and np.array_equal(bound.values, direct.values)
+    assert (evaluator.num_calls, evaluator.num_positions) == (2, 2)
+
+
 class _NonFiniteNetwork:
     """Bound buffers whose network answers NaN values, or raises ``failure`` when it has one."""
 
