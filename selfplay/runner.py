@@ -151,7 +151,6 @@ class SelfPlaySettings:
     def __post_init__(self) -> None:
         check_number("temperature", self.temperature, 0)
         for name in ("temperature_plies", "random_opening_plies"):
-            check_number(name, getattr(self, name), 0)
             check_int(name, getattr(self, name), 0)
         check_number("full_search_probability", self.full_search_probability, 0, 1, low_open=True)
         check_int("cheap_simulations", self.cheap_simulations, 1)

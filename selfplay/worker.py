@@ -60,10 +60,8 @@ class WorkerSettings:
 
     def __post_init__(self) -> None:
         for name in ("num_games", "moves_per_call", "torch_threads"):
-            check_number(name, getattr(self, name), 0, low_open=True)
             check_int(name, getattr(self, name), 1)
         check_device("device", self.device)
-        check_number("eval_cache_size", self.eval_cache_size, 0)
         check_int("eval_cache_size", self.eval_cache_size, 0)
         check_choice("inference", self.inference, INFERENCE_RUNTIMES)
         if not isinstance(self.play, SelfPlaySettings):

@@ -148,7 +148,8 @@ def test_zero_or_negative_values_name_the_key_and_the_bound(key, data):
     else:
         value = data.draw(st.floats(max_value=0.0) | st.sampled_from([math.nan, math.inf, -math.inf]))
     message = errors_of(tiny_config(**{key: value}))
-    assert re.search(rf"{re.escape(key)}: expected a finite number > 0, got ", message), message
+    bound = "an int >= 1" if is_int_key(key) else "a finite number > 0"
+    assert re.search(rf"{re.escape(key)}: expected {bound}, got ", message), message
 
 
 @SETTINGS
@@ -173,7 +174,8 @@ def test_negative_values_name_the_key_and_the_bound(key, data):
     else:
         value = data.draw(st.floats(max_value=-1e-9) | st.sampled_from([math.nan, -math.inf]))
     message = errors_of(tiny_config(**{key: value}))
-    assert re.search(rf"{re.escape(key)}: expected a finite number >= 0, got ", message), message
+    bound = "an int >= 0" if is_int_key(key) else "a finite number >= 0"
+    assert re.search(rf"{re.escape(key)}: expected {bound}, got ", message), message
 
 
 @SETTINGS
@@ -238,7 +240,7 @@ def test_every_bad_range_is_reported_at_once(epsilon, fpu, threshold, momentum, 
         "arena.threshold: expected in (0, 1]",
         "trainer.momentum: expected in [0.0, 1.0)",
         "trainer.lr_decay_fraction: expected in (0, 1]",
-        "selfplay.num_actors: expected a finite number > 0, got 0",
+        "selfplay.num_actors: expected an int >= 1, got 0",
     ):
         assert expected in message, message
 
@@ -431,7 +433,7 @@ def test_wrong_types_through_compose_name_the_key_and_type(compose, override, ke
     "overrides, expected",
     [
         (["mcts.num_simulations=0"], "mcts.num_simulations: expected num_simulations >= 1, got 0"),
-        (["selfplay.num_actors=0"], "selfplay.num_actors: expected a finite number > 0, got 0"),
+        (["selfplay.num_actors=0"], "selfplay.num_actors: expected an int >= 1, got 0"),
         (["game.name=chess"], f"game.name: expected one of {games.names()}, got 'chess'"),
         (
             ["experiment=tiny", "trainer.batch_size=5000"],
@@ -508,7 +510,7 @@ def test_an_unknown_game_group_lists_the_options(compose):
         ),
         (
             ["selfplay.num_actors=0"],
-            "train: invalid configuration: selfplay.num_actors: expected a finite number > 0, got 0",
+            "train: invalid configuration: selfplay.num_actors: expected an int >= 1, got 0",
         ),
         (
             ["game=chess"],
@@ -559,7 +561,7 @@ def test_a_refused_configuration_keeps_a_folder_that_holds_anything_else(tmp_pat
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=120, check=False,
     )
     assert result.returncode == 1
-    assert "selfplay.num_actors: expected a finite number > 0, got 0" in result.stderr
+    assert "selfplay.num_actors: expected an int >= 1, got 0" in result.stderr
     assert (run_dir / "notes" / "keep.txt").read_text() == "mine"
 
 

@@ -262,7 +262,7 @@ def test_state_dict_round_trip_and_mismatches():
         ({"optimizer": "adam"}, "optimizer: expected one of \\['adamw', 'sgd'\\], got 'adam'"),
         ({"learning_rate": 0.0}, "learning_rate: expected a finite number > 0, got 0.0"),
         ({"momentum": 1.0}, "momentum: expected in \\[0.0, 1.0\\), got 1.0"),
-        ({"lr_schedule_samples": 0}, "lr_schedule_samples: expected a finite number > 0, got 0"),
+        ({"lr_schedule_samples": 0}, "lr_schedule_samples: expected an int >= 1, got 0"),
         ({"max_consecutive_skips": 0}, "max_consecutive_skips: expected an int >= 1, got 0"),
         ({"weight_decay": -1.0}, "weight_decay"),
         ({"grad_clip": 0.0}, "grad_clip"),

@@ -278,7 +278,7 @@ def test_onnx_inference_follows_the_weights_and_matches_torch():
 
 
 def test_worker_settings_are_one_checked_object():
-    with pytest.raises(ValueError, match="moves_per_call: expected a finite number > 0, got 0"):
+    with pytest.raises(ValueError, match="moves_per_call: expected an int >= 1, got 0"):
         WorkerSettings(num_games=2, moves_per_call=0)
     with pytest.raises(ValueError, match="play: expected a selfplay.runner.SelfPlaySettings, got dict"):
         WorkerSettings(num_games=2, moves_per_call=1, play={"temperature": 1.0})
@@ -310,7 +310,7 @@ def test_worker_settings_are_one_checked_object():
             "selfplay.cheap_simulations: expected in [1, mcts.num_simulations = 64], got 100",
         ),
         (["selfplay.value_target=td"], "selfplay.value_target: expected one of ['z', 'q', 'mix'], got 'td'"),
-        (["selfplay.eval_cache_size=-1"], "selfplay.eval_cache_size: expected a finite number >= 0, got -1"),
+        (["selfplay.eval_cache_size=-1"], "selfplay.eval_cache_size: expected an int >= 0, got -1"),
         (["selfplay.inference=tensorrt"], "selfplay.inference: expected one of ['torch', 'onnx'], got 'tensorrt'"),
     ],
 )

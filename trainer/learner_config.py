@@ -63,9 +63,7 @@ class LearnerConfig:
         check_number("weight_decay", self.weight_decay, 0)
         check_choice("lr_schedule", self.lr_schedule, LR_SCHEDULES)
         if self.lr_schedule_samples is not None:
-            check_number("lr_schedule_samples", self.lr_schedule_samples, 0, low_open=True)
             check_int("lr_schedule_samples", self.lr_schedule_samples, 1)
-        check_number("lr_warmup_samples", self.lr_warmup_samples, 0)
         check_int("lr_warmup_samples", self.lr_warmup_samples, 0)
         check_number("lr_min_ratio", self.lr_min_ratio, 0.0, 1.0)
         check_number("lr_step_gamma", self.lr_step_gamma, 0, 1, low_open=True)
