@@ -35,7 +35,7 @@ from arena.positions import position_sets
 from arena.promotion import GATE_RULES, GateConfig
 from arena.rating import DEFAULT_POOL, RatingPool
 from arena.sprt import SPRTConfig
-from games.checks import is_int
+from games.checks import check_int, is_int
 from networks.config import INFERENCE_RUNTIMES, NetworkConfig
 from selfplay.runner import SelfPlaySettings
 from selfplay.worker import WorkerSettings
@@ -493,8 +493,11 @@ def _positive(errors: list, key: str, value, allow_zero: bool = False) -> None:
     if value is None:
         return
     if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
-        if is_int(value):  # a count: the form of games.checks.check_int, as the library's counts say it
-            errors.append(f"{key}: expected an int >= {0 if allow_zero else 1}, got {value}")
+        if is_int(value):  # a count: refused as the library's counts are, by check_int
+            try:
+                check_int(key, value, 0 if allow_zero else 1)
+            except ValueError as error:
+                errors.append(str(error))
         else:
             expected = ">= 0" if allow_zero else "> 0"
             errors.append(f"{key}: expected a finite number {expected}, got {value}")
