@@ -163,7 +163,7 @@ def symmetry_averaged(game: Game, evaluate_fn: EvaluateFn) -> EvaluateFn:
     return evaluate
 
 
-def bound_network(evaluate_fn: EvaluateFn, game: Game):
+def bound_network(evaluate_fn: EvaluateFn, game: Game, rows: int = 1):
     """The network behind ``evaluate_fn`` with its input and outputs in preallocated buffers, or None.
 
     A network offers them when ``evaluate_fn`` is the bound ``evaluate`` method (or the instance)
@@ -172,14 +172,21 @@ def bound_network(evaluate_fn: EvaluateFn, game: Game):
     ``[-1, 1]``), alone or wrapped once by ``symmetry_averaged``. ``bind_buffers(rows)`` returns an
     object with ``observations`` (``[rows, C, H, W]`` float32, C-contiguous, written by the caller),
     ``logits`` (``[rows, A]`` float32) and ``values`` (``[rows]`` float32) that ``run()`` fills from
-    the network's raw outputs, counting the call as ``evaluate`` does; ``min_legal_mass`` and
-    ``count_degenerate(n)``, the threshold and the counter of rows with almost no probability on
-    the legal actions. The compiled one-root search (``mcts.single``) evaluates its leaves there.
+    the network's raw outputs (``run_rows(k)``: the first ``k`` rows only), counting the call as
+    ``evaluate`` does; ``min_legal_mass`` and ``count_degenerate(n)``, the threshold and the counter
+    of rows with almost no probability on the legal actions; or None when it has no such buffers
+    now (``selfplay.worker.SelfPlayWorker`` on torch). The compiled searches (``mcts.single``,
+    ``mcts.batched``) evaluate their leaves there.
+
+    Args:
+        evaluate_fn: the evaluator.
+        game: the rules the buffers must fit.
+        rows: positions per network run (``mcts.batched``: the ``B`` rows of a batched search).
 
     Returns:
-        ``(network, G)``: the bound network for ``G`` rows, the images of one position (``G =
-        game.num_symmetries`` when averaged, else 1); None for any other evaluator or one whose
-        buffers do not fit ``game``'s observation shape and action count.
+        ``(network, G)``: the bound network for ``G * rows`` rows, ``G`` the images of one position
+        (``G = game.num_symmetries`` when averaged, else 1); None for any other evaluator or one
+        whose buffers do not fit ``game``'s observation shape and action count.
     """
     inner, images = getattr(evaluate_fn, "averages", (evaluate_fn, 1))
     owner = inner if hasattr(inner, "bind_buffers") else getattr(inner, "__self__", None)
@@ -187,10 +194,13 @@ def bound_network(evaluate_fn: EvaluateFn, game: Game):
         return None
     if owner is not inner and getattr(inner, "__name__", None) != "evaluate":
         return None
-    network = owner.bind_buffers(images)
+    network = owner.bind_buffers(images * rows)
+    if network is None:
+        return None
+    total = images * rows
     if (
-        network.observations.shape != (images, *game.observation_shape)
-        or network.logits.shape != (images, game.num_actions) or network.values.shape != (images,)
+        network.observations.shape != (total, *game.observation_shape)
+        or network.logits.shape != (total, game.num_actions) or network.values.shape != (total,)
     ):
         return None
     return network, images

@@ -36,6 +36,7 @@ import numpy as np
 from numba import njit
 
 from games.base import Game
+from mcts.batched import RootChoice
 from mcts.evaluators import EvaluateFn
 from mcts.kernels import RULE_GUMBEL, selection_params
 from mcts.masking import pairwise_sum
@@ -271,7 +272,7 @@ def run_gumbel(
     table = _visit_table(config.max_num_considered_actions, num_simulations)
     state: dict[str, np.ndarray] = {}
 
-    def root_action_fn(tree, simulation: int) -> np.ndarray:
+    def start(tree) -> None:
         if not state:
             legal = tree.children_legal[:, ROOT_INDEX]
             with np.errstate(divide="ignore"):
@@ -286,6 +287,9 @@ def run_gumbel(
             num_considered = np.minimum(config.max_num_considered_actions, legal.sum(axis=1))
             state["num_considered"] = num_considered.astype(np.int64)
             state["actions"] = np.zeros(legal.shape[0], dtype=np.int32)
+
+    def root_action_fn(tree, simulation: int) -> np.ndarray:
+        start(tree)
         if not config.solver:  # the same scores and choice in one compiled call
             if "arrays" not in state:  # the loop's tree keeps its arrays for the whole search
                 state["arrays"] = tree.arrays()
@@ -297,6 +301,16 @@ def run_gumbel(
             return state["actions"]
         scores, visits, playable = _root_scores(tree, state["gumbel"], state["logits"], config, config.solver)
         return _halving_actions(scores, visits, playable, table[state["num_considered"], simulation])
+
+    def compiled_root(tree) -> RootChoice | None:
+        """The same choice for ``mcts.batched``'s compiled loop (None with the solver's rule)."""
+        if config.solver:
+            return None
+        start(tree)
+        schedule = np.ascontiguousarray(table[state["num_considered"]])
+        return RootChoice(True, state["gumbel"], state["logits"], schedule, float(config.c_visit), float(config.c_scale))
+
+    root_action_fn.compiled_root = compiled_root
 
     selection = selection_params(
         RULE_GUMBEL, use_solver=config.solver, c_visit=config.c_visit, c_scale=config.c_scale

@@ -39,6 +39,7 @@ import numpy as np
 from games.base import Game, check_batch, check_not_chance
 from games.checks import is_int
 from mcts.backup import BACKUP_MEAN, BACKUP_MODES, rebackup_paths
+from mcts.batched import run_batched_network_search
 from mcts.chance import ChanceBuffers, LeafCounters, expand_with_chance
 from mcts.evaluators import EvaluateFn, evaluate_leaves
 from mcts.kernels import (
@@ -381,6 +382,14 @@ def search_loop(
         loop = SingleRootLoop(arrays, params, walks, root_actions, chance.seeds(rng), new, chance.outcomes, counters)
         run_single_root(game, rules, evaluate_fn, num_simulations, loop)
         num_simulations = 0
+    elif not num_outcomes and backup == BACKUP_MEAN:
+        # a bound network (behind a cache or not): the whole loop in one compiled call (mcts.batched)
+        compiled_root = getattr(root_action_fn, "compiled_root", None) if root_action_fn is not None else None
+        root = compiled_root(tree) if compiled_root is not None else None
+        if root_action_fn is None or root is not None:
+            loop = SingleRootLoop(arrays, params, walks, root_actions, chance.seeds(rng), new, chance.outcomes, counters)
+            if run_batched_network_search(game, evaluate_fn, num_simulations, loop, root):
+                num_simulations = 0
 
     for simulation in range(num_simulations):
         if root_action_fn is not None:

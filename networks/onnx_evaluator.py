@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -132,6 +133,7 @@ class OnnxEvaluator:
         self.num_calls = 0
         self.num_positions = 0
         self.num_degenerate_priors = 0
+        self._bound: dict[tuple[int, int], BoundBuffers] = {}
 
     def forward(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Raw network outputs: ``([B, A]`` float32 unmasked logits, ``[B]`` float32 values``)``.
@@ -178,12 +180,19 @@ class OnnxEvaluator:
 
     def bind_buffers(self, rows: int) -> BoundBuffers:
         """The network on ``rows`` observations through preallocated buffers (``BoundBuffers``),
-        for searches that write their leaves in place (``mcts.evaluators.bound_network``).
+        for searches that write their leaves in place (``mcts.evaluators.bound_network``). Made
+        once per thread and row count and handed out again (a search runs to its end before the
+        thread's next one starts), while the session stays the same.
 
         Raises:
             ValueError: if ``rows`` is not an integer >= 1.
         """
-        return BoundBuffers(self, rows)
+        key = (threading.get_ident(), rows if isinstance(rows, (int, np.integer)) and not isinstance(rows, bool) else -1)
+        bound = self._bound.get(key)
+        if bound is None or bound.session is not self.session:
+            bound = BoundBuffers(self, rows)
+            self._bound[key] = bound
+        return bound
 
 
 class BoundBuffers:
@@ -211,6 +220,7 @@ class BoundBuffers:
             raise ValueError(f"rows: expected an integer >= 1, got {rows!r}")
         rows = int(rows)
         self.evaluator = evaluator
+        self.session = evaluator.session  # bound to this session
         self.rows = rows
         self.observations = np.zeros((rows, *evaluator.observation_shape), dtype=np.float32)
         self.logits = np.zeros((rows, evaluator.num_actions), dtype=np.float32)
@@ -224,12 +234,38 @@ class BoundBuffers:
         for name, value in zip(OUTPUT_NAMES, self._ort_values[1:]):
             self._binding.bind_ortvalue_output(name, value)
         self._run = _binding_runner(evaluator.session, self._binding)
+        self._row_runs = {rows: (self._run, self._binding, self._ort_values)}
 
     def run(self) -> None:
         """One network run on ``observations`` into ``logits`` and ``values`` (class docstring)."""
         self._run()
         self.evaluator.num_calls += 1
         self.evaluator.num_positions += self.rows
+
+    def run_rows(self, rows: int) -> None:
+        """One network run on the first ``rows`` observations into the first ``rows`` of ``logits``
+        and ``values``, counted as one ``evaluate`` call of ``rows`` positions. Each row count gets
+        its own binding of the buffers' leading rows, made at its first run.
+
+        Raises:
+            ValueError: if ``rows`` is not in ``[1, self.rows]``.
+        """
+        entry = self._row_runs.get(rows)
+        if entry is None:
+            if isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or not 1 <= rows <= self.rows:
+                raise ValueError(f"rows: expected an integer in [1, {self.rows}], got {rows!r}")
+            import onnxruntime  # heavy dependency (onnxruntime): imported where it is used
+
+            views = (self.observations[:rows], self.logits[:rows], self._values[:rows])
+            ort_values = [onnxruntime.OrtValue.ortvalue_from_numpy(view) for view in views]
+            binding = self.session.io_binding()
+            binding.bind_ortvalue_input(INPUT_NAME, ort_values[0])
+            for name, value in zip(OUTPUT_NAMES, ort_values[1:]):
+                binding.bind_ortvalue_output(name, value)
+            entry = self._row_runs[int(rows)] = (_binding_runner(self.session, binding), binding, ort_values)
+        entry[0]()
+        self.evaluator.num_calls += 1
+        self.evaluator.num_positions += int(rows)
 
     def count_degenerate(self, count: int) -> None:
         """Add ``count`` rows with almost no probability on the legal actions to the evaluator's count."""

@@ -11,6 +11,9 @@ Prints ONE JSON object ``{"runs": [...], ...}``; each run (one per game and batc
   ``SelfPlayStats.leaf_evaluations / SelfPlayStats.seconds``; the seconds include the search,
   the rules, move selection and recording;
 * ``ratio``: ``selfplay_evals_per_s / forward_evals_per_s`` (the tree work must not dominate: it should stay above 0.8);
+* ``bound_evals_per_s`` and ``ratio_bound`` (ONNX Runtime; None on torch): the network alone in its
+  bound buffers on the same ``B`` positions (``BoundBuffers.run_rows``: no input checks, no
+  softmax), the stricter floor, and self-play's leaf evaluations per second over it;
 * ``positions_per_s``: self-play moves (plies, summed over the ``B`` games) per second;
 * ``tree_sims_per_s``: simulations per second of the batched PUCT search and the rules alone,
   with the free "zero net" evaluator (uniform priors, value 0, observations still encoded), from
@@ -39,10 +42,13 @@ hardly does. ``tree_sims_per_s`` stays PUCT's (``scripts/bench_mcts.py``).
 
 Each run: warm-up (3 bare calls, ``--warmup-moves`` self-play moves for Numba compilation), then
 self-play moves (one ply of all ``B`` games each) for ``--seconds`` of self-play time. The two
-network rates are measured interleaved: after every network call of the search, one bare call on
-``B`` positions is timed apart (and its time left out of the self-play time), so both rates see
-the same load and cache state; on a busy shared machine, separate timing windows differed by
-15% or more between repetitions. Then the tree benchmark runs for ``--seconds``.
+network rates are measured interleaved move by move: after each self-play move, as many bare
+calls on ``B`` positions as the move's network calls are timed apart, so both rates see the same
+load and cache state; on a busy shared machine, separate timing windows differed by 15% or more
+between repetitions. The self-play runner gets the evaluator as the actors do (its ``evaluate``
+method), so with ONNX Runtime and a game with compiled rules and encoder the search runs whole in
+compiled code with the network in its bound buffers (``mcts.batched``). Then the tree benchmark
+runs for ``--seconds``.
 
 Self-play starts every game from the opening (after the config's random opening plies), so at
 large ``B`` the window covers the first plies only (Connect Four: no terminal leaves yet, every
@@ -189,33 +195,6 @@ def sample_positions(game, batch_size: int, rng: np.random.Generator, max_plies:
 CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
 
 
-class PairedEvaluator:
-    """The self-play evaluator, with a bare-network call on a fixed batch after each real call.
-
-    Each ``__call__`` returns ``evaluator.evaluate(observations, legal_mask)`` for the search, then
-    times one ``evaluator.evaluate`` on the fixed ``[B, ...]`` batch with ``clock`` and adds its
-    positions and seconds to ``bare_positions`` and ``bare_seconds``. The caller subtracts
-    ``bare_seconds`` from the self-play time. Interleaved call by call, the bare network and
-    self-play see the same load and cache state even on a shared, busy machine.
-    """
-
-    def __init__(self, evaluator: TorchEvaluator, observations, legal, clock=time.process_time):
-        self.evaluator = evaluator
-        self.observations = observations
-        self.legal = legal
-        self.clock = clock
-        self.bare_positions = 0
-        self.bare_seconds = 0.0
-
-    def __call__(self, observations, legal_mask):
-        result = self.evaluator.evaluate(observations, legal_mask)
-        start = self.clock()
-        self.evaluator.evaluate(self.observations, self.legal)
-        self.bare_seconds += self.clock() - start
-        self.bare_positions += self.observations.shape[0]
-        return result
-
-
 def bench_run(
     game_name: str,
     batch_size: int,
@@ -231,10 +210,11 @@ def bench_run(
 ) -> dict:
     """One entry of ``runs`` (see the module docstring for the keys and units).
 
-    Self-play runs with a ``PairedEvaluator``: every network call of the search is followed by a
-    bare call on ``B`` sampled positions, timed apart and subtracted from the self-play time.
-    Moves (one ply of all ``B`` games each) are played until self-play alone has taken
-    ``seconds`` (at least one move). The tree benchmark then runs for ``seconds``.
+    Self-play and the bare network alternate move by move: after each self-play move (one ply of
+    the ``B`` games), as many bare ``evaluate`` calls on ``B`` sampled positions as the move made
+    network calls are timed apart, then as many runs of the network in its bound buffers (ONNX
+    Runtime only). Moves are played until self-play alone has taken ``seconds`` (at least one
+    move). The tree benchmark then runs for ``seconds``.
     """
     game = games.make(game_name)
     torch.manual_seed(seed)
@@ -244,10 +224,10 @@ def bench_run(
     else:
         evaluator = TorchEvaluator(model, device="cpu")
     _, observations, legal = sample_positions(game, batch_size, np.random.default_rng(seed))
-    paired = PairedEvaluator(evaluator, observations, legal, clock)
+    bound = evaluator.bind_buffers(batch_size) if hasattr(evaluator, "bind_buffers") else None
     runner = SelfPlayRunner(
         game,
-        paired,
+        evaluator.evaluate,  # as the actors hand it over: the compiled loop runs the network in place
         puct,
         batch_size,
         np.random.default_rng(seed + 1),
@@ -257,19 +237,30 @@ def bench_run(
             random_opening_plies=int(selfplay_settings.get("random_opening_plies", 0)),
         ),
     )
-    for _ in range(3):  # warm-up: first torch calls
+    for _ in range(3):  # warm-up: first network calls
         evaluator.evaluate(observations, legal)
     runner.play_moves(warmup_moves)  # warm-up: Numba compilation (or cache load)
-    paired.bare_positions, paired.bare_seconds = 0, 0.0
+    forward_calls = forward_seconds = bound_seconds = 0.0
     stats = SelfPlayStats()
     while stats.seconds < seconds:
-        bare_before = paired.bare_seconds
+        calls_before = evaluator.num_calls
         start = clock()
         _, move_stats = runner.play_moves(1)
-        move_stats.seconds = clock() - start - (paired.bare_seconds - bare_before)
+        move_stats.seconds = clock() - start
         stats.merge(move_stats)
-    forward_positions, forward_seconds = paired.bare_positions, paired.bare_seconds
-    forward = forward_positions / forward_seconds
+        calls = evaluator.num_calls - calls_before
+        if bound is not None:  # the bound run first: its buffers are also the search's
+            bound.observations[:] = observations
+            start = clock()
+            for _ in range(calls):
+                bound.run_rows(batch_size)
+            bound_seconds += clock() - start
+        start = clock()
+        for _ in range(calls):
+            evaluator.evaluate(observations, legal)
+        forward_seconds += clock() - start
+        forward_calls += calls
+    forward = forward_calls * batch_size / forward_seconds
     selfplay = stats.leaf_evaluations / stats.seconds
     tree = tree_bench(game_name, batch_size, puct.num_simulations, uniform_evaluator, seconds)
     return {
@@ -282,6 +273,8 @@ def bench_run(
         "forward_evals_per_s": round(forward),
         "selfplay_evals_per_s": round(selfplay),
         "ratio": round(selfplay / forward, 3),
+        "bound_evals_per_s": round(forward_calls * batch_size / bound_seconds) if bound is not None else None,
+        "ratio_bound": round(selfplay * bound_seconds / (forward_calls * batch_size), 3) if bound is not None else None,
         "positions_per_s": round(stats.moves / stats.seconds, 1),
         "tree_sims_per_s": round(tree),
         "selfplay_moves_measured": stats.moves,

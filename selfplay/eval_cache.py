@@ -21,11 +21,26 @@ may differ in the last bits between batch sizes).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from games.base import Game
 
 _MULTIPLIERS_SEED = 0x5EED_CAC4E
+
+
+class CacheArrays(NamedTuple):
+    """``EvaluationCache.compiled_cache``: the wrapped ``evaluate_fn`` and the table, ``keys``
+    ``[capacity, S]`` int64, ``filled`` ``[capacity]`` bool, ``priors`` ``[capacity, A]`` float32,
+    ``values`` ``[capacity]`` float32, and the hash's odd ``multipliers`` ``[S]`` uint64."""
+
+    evaluate_fn: object
+    keys: np.ndarray
+    filled: np.ndarray
+    priors: np.ndarray
+    values: np.ndarray
+    multipliers: np.ndarray
 
 
 class EvaluationCache:
@@ -60,6 +75,12 @@ class EvaluationCache:
         self._multipliers = (multipliers.astype(np.uint64) << np.uint64(1)) | np.uint64(1)  # odd
         self.hits = 0
         self.lookups = 0
+
+    def compiled_cache(self) -> CacheArrays:
+        """The table itself (not a copy) and the evaluator behind it, for the compiled batched search
+        (``mcts.batched``), which looks states up and stores outputs exactly as ``__call__`` does
+        and adds its hits and lookups to ``hits`` and ``lookups``."""
+        return CacheArrays(self.evaluate_fn, self._keys, self._filled, self._priors, self._values, self._multipliers)
 
     def clear(self) -> None:
         """Forget every entry (call it when the weights change)."""

@@ -172,6 +172,12 @@ class SelfPlayWorker:
             return self.onnx.evaluate(observations, legal_mask)
         return self.evaluator.evaluate(observations, legal_mask)
 
+    def bind_buffers(self, rows: int):
+        """The ONNX Runtime network's bound buffers for ``rows`` positions
+        (``networks.onnx_evaluator.OnnxEvaluator.bind_buffers``), so the compiled searches
+        (``mcts.evaluators.bound_network``) run it in place; None on torch."""
+        return self.onnx.bind_buffers(rows) if self.onnx is not None else None
+
     def _onnx_evaluator(self):
         """An ONNX Runtime (CPU) evaluator of the torch evaluator's current weights."""
         # heavy dependency (torch): imported where it is used
