@@ -33,7 +33,6 @@ averaging stay in the Python loop.
 
 from __future__ import annotations
 
-import ctypes
 import math
 import threading
 from typing import NamedTuple
@@ -45,7 +44,7 @@ from games.base import CompiledRules, Game
 from mcts.evaluators import bound_network
 from mcts.kernels import CHANCE_NONE, expand_and_backup, select_leaves
 from mcts.masking import MAX_ACTIONS, mask_prior_row
-from mcts.single import count_degenerate_rows, normalise_weights, shift_legal_logits
+from mcts.single import count_degenerate_rows, guarded, normalise_weights, shift_legal_logits
 
 _KERNELS: dict[tuple[CompiledRules, object], object] = {}
 
@@ -133,20 +132,6 @@ class BatchBuffers(NamedTuple):
     min_legal_mass: float
 
 
-def _guarded(step):
-    """``step`` as a C callback: returns 0, or 1 after keeping the exception in ``_ACTIVE.error``."""
-
-    def callback() -> int:
-        try:
-            step()
-        except BaseException as error:  # noqa: BLE001 - kept and raised again by run_batched_network_search
-            _ACTIVE.error = error
-            return 1
-        return 0
-
-    return ctypes.CFUNCTYPE(ctypes.c_int)(callback)
-
-
 def _run_active_rows() -> None:
     """The bound network on the first ``count`` rows of its input."""
     _ACTIVE.network.run_rows(int(_ACTIVE.buffers.count[0]))
@@ -160,8 +145,8 @@ def _exp_active_rows() -> None:
     np.exp(buffers.shifted[:rows], out=buffers.weights[:rows])
 
 
-_RUN_CALLBACK = _guarded(_run_active_rows)
-_EXP_CALLBACK = _guarded(_exp_active_rows)
+_RUN_CALLBACK = guarded(_run_active_rows, _ACTIVE)
+_EXP_CALLBACK = guarded(_exp_active_rows, _ACTIVE)
 
 
 @njit(cache=True)

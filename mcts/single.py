@@ -219,15 +219,16 @@ class LeafBuffers(NamedTuple):
     min_legal_mass: float
 
 
-def _guarded(step):
+def guarded(step, holder=_ACTIVE):
     """``step`` as a C callback for compiled code: returns 0, or 1 after keeping the exception in
-    ``_ACTIVE.error`` (a ctypes callback cannot raise into its caller)."""
+    ``holder.error`` (a ctypes callback cannot raise into its caller); ``holder``: the thread-local
+    record of the search that runs it (this module's, or ``mcts.batched``'s)."""
 
     def callback() -> int:
         try:
             step()
-        except BaseException as error:  # noqa: BLE001 - kept and raised again by run_network_search
-            _ACTIVE.error = error
+        except BaseException as error:  # noqa: BLE001 - kept and raised again by the search that called it
+            holder.error = error
             return 1
         return 0
 
@@ -249,8 +250,8 @@ def _exp_active_leaf() -> None:
 
 #: the two Python steps of each leaf of ``network_search_kernel`` as C function pointers, which
 #: compiled code calls directly (far cheaper than a Numba object-mode block)
-_RUN_CALLBACK = _guarded(_run_active_network)
-_EXP_CALLBACK = _guarded(_exp_active_leaf)
+_RUN_CALLBACK = guarded(_run_active_network)
+_EXP_CALLBACK = guarded(_exp_active_leaf)
 
 
 @njit(cache=True)
