@@ -181,7 +181,9 @@ def test_dead_selfplay_and_arena_actors_are_replaced_and_the_buffer_holds_whole_
     state = latest.buffer_state()
     assert whole_game_problems(state, random_opening_plies=4) == []
     incarnations = set((state["train/game_ids"] // GAME_ID_BLOCK).tolist())
-    assert incarnations <= {1, 2, 3} and 1 in incarnations and 2 in incarnations
+    # every game is of a known incarnation; the killed actor's (1) may have no game left by step 30:
+    # whether it finished one before step 2 depends on how soon its first search was compiled
+    assert incarnations <= {1, 2, 3} and 2 in incarnations
     assert int(state["train_games_added"]) >= counters["games"] > 0
 
 
