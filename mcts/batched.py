@@ -10,8 +10,7 @@ game with compiled rules and a compiled encoder and an evaluator that is a netwo
 bound buffers (``mcts.evaluators.bound_network``, one image per position), optionally behind an
 evaluation cache that offers its table (``compiled_cache()``, ``selfplay.eval_cache``):
 
-1. the forced root actions of the Gumbel search (``mcts.gumbel``'s compiled Sequential Halving
-   choice, ``RootChoice``), then ``mcts.kernels.select_leaves`` over all rows;
+1. the forced root actions of the Gumbel search (``mcts.halving``, ``RootChoice``), then ``mcts.kernels.select_leaves`` over all rows;
 2. for each row whose walk ended at a missing child: the rules step it, a terminal leaf takes its
    exact value, any other is looked up in the cache (the same direct-mapped table, the same hash,
    ``selfplay.eval_cache.EvaluationCache.slots``) and, on a miss, encoded into the next row of the
@@ -42,6 +41,7 @@ from numba import njit
 
 from games.base import CompiledRules, Game
 from mcts.evaluators import bound_network
+from mcts.halving import halving_actions_compiled
 from mcts.kernels import CHANCE_NONE, expand_and_backup, select_leaves
 from mcts.masking import MAX_ACTIONS, mask_prior_row
 from mcts.single import count_degenerate_rows, guarded, normalise_weights, shift_legal_logits
@@ -59,7 +59,7 @@ _GOLDEN_MIX = np.uint64(0xBF58476D1CE4E5B9)
 
 class RootChoice(NamedTuple):
     """The forced root action of each simulation, ``mcts.gumbel``'s Sequential Halving choice
-    (``_halving_actions_compiled``), or none (``active`` False, PUCT).
+    (``mcts.halving.halving_actions_compiled``), or none (``active`` False, PUCT).
 
     ``gumbel``, ``logits`` ``[B, A]`` float64; ``schedule`` ``[B, n]`` int32; ``c_visit``,
     ``c_scale`` float."""
@@ -181,8 +181,6 @@ def batched_network_kernel(rules: CompiledRules, observe_fn):
 
 
 def _build(rules: CompiledRules, observe_fn):
-    from mcts.gumbel import _halving_actions_compiled as halving_fn  # mcts.gumbel imports mcts.search, which imports this
-
     legal_fn = rules.legal
     step_fn = rules.step
     is_terminal_fn = rules.is_terminal
@@ -202,7 +200,7 @@ def _build(rules: CompiledRules, observe_fn):
         minus_one, one = np.float32(-1.0), np.float32(1.0)
         for simulation in range(num_simulations):
             if root.active:
-                halving_fn(
+                halving_actions_compiled(
                     t, root.gumbel, root.logits, root.schedule, simulation, root.c_visit, root.c_scale, root_actions
                 )
             select_leaves(t, params, walks, root_actions, seeds)

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 import games
 from mcts import GumbelConfig
-from mcts.gumbel import _halving_actions, _halving_actions_compiled, _root_scores, _visit_table
+from mcts.gumbel import _halving_actions, _root_scores, _visit_table
+from mcts.halving import halving_actions_compiled
 from mcts.kernels import RULE_GUMBEL, selection_params
 from mcts.masking import MAX_ACTIONS, mask_priors_fast, pairwise_sum
 from mcts.policy import mask_priors
@@ -78,7 +79,7 @@ def test_compiled_gumbel_root_choice_equals_the_numpy_scores(game_name):
         scores, visits, playable = _root_scores(tree, gumbel, logits, config, False)
         expected = _halving_actions(scores, visits, playable, table[considered, simulation])
         actions = np.zeros(len(roots), dtype=np.int32)
-        _halving_actions_compiled(
+        halving_actions_compiled(
             tree.arrays(), gumbel, logits, table[considered], simulation, config.c_visit, config.c_scale, actions
         )
         compared.append((actions.tolist(), expected.tolist()))
