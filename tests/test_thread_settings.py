@@ -78,3 +78,51 @@ def test_the_in_memory_evaluator_of_the_actors_runs_without_spinning():
     for threads in (1, 2):
         evaluator = onnx_runtime_evaluator(model, game, config, threads=threads)
         assert _threads_and_spinning(evaluator.session.get_session_options()) == (threads, 1, "0")
+
+
+_AFFINITY_PROBE = r"""
+import os, sys
+import numpy as np
+sys.path.insert(0, os.getcwd())
+sys.path.insert(0, os.path.join(os.getcwd(), "tests"))
+from helpers_models import export_tiny_mlp
+from networks.onnx_evaluator import load_exported
+folder = export_tiny_mlp("tictactoe", sys.argv[1])
+evaluate = load_exported(folder, num_threads=int(sys.argv[2]))
+import games
+game = games.make("tictactoe")
+states = game.initial_states(64)
+evaluate(game.observation(states), game.legal_mask(states))
+masks = set()
+for task in os.listdir("/proc/self/task"):
+    with open(f"/proc/self/task/{task}/status") as handle:
+        masks.update(line.split()[1] for line in handle if line.startswith("Cpus_allowed_list"))
+print(len(os.listdir("/proc/self/task")), *sorted(masks))
+"""
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc/self/task"), reason="Linux /proc needed")
+@pytest.mark.parametrize("threads", [1, 2])
+def test_sessions_pin_no_thread_to_a_core(tmp_path, threads):
+    """ONNX Runtime pins its worker threads to cores only when left to choose their count (ONNX
+    Runtime's "Thread management" page: the default count "also enables some affinitization"), so
+    two processes of one machine would pin to the same cores. Every session here names its count,
+    and every thread of a process that ran one keeps the process's own CPU set."""
+    pytest.importorskip("onnxruntime")
+    import os
+    import subprocess
+    import sys
+
+    from helpers_scripts import REPO_ROOT
+
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        pytest.skip("one CPU: nothing to pin apart")
+    out = subprocess.run(
+        [sys.executable, "-c", _AFFINITY_PROBE, str(tmp_path / "model"), str(threads)],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=120, check=True,
+    ).stdout.split()
+    with open("/proc/self/status") as handle:
+        own = next(line.split()[1] for line in handle if line.startswith("Cpus_allowed_list"))
+    assert int(out[0]) >= threads  # the pool's threads exist: the check has something to read
+    assert out[1:] == [own], (allowed, out)
