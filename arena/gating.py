@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 import games
-from arena.accuracy import labelled_sets, network_mistake_rates
+from arena.accuracy import greedy_policy_fn, labelled_sets, network_mistake_rates
 from arena.network_match import run_network_match
 from arena.network_players import MCTSPlayer
 from arena.positions import position_sets
@@ -151,15 +151,21 @@ class GatingWorker:
         return {"version": int(version), "rates": {name: float(rate) for name, rate in rates.items()}}
 
     def measure_best(self, version: int, weights: Mapping) -> dict:
-        """Everything measured on a new best model: ``mistake_rates`` and, with a rating pool, its
-        rating against the reference players (``arena.rating.RatingPool.rate``; the model plays with
-        the arena's search, ``arena.network_players.MCTSPlayer``):
-        ``{"version", "rates", "rating": {"elo", "low", "high", "games", "records"} or None}``."""
+        """Everything measured on a new best model: ``mistake_rates``; where the game can compute it
+        (``games.knowledge.Knowledge.exact_policy_match``; Pig), the exact win probability of the
+        network's greedy policy against optimal play from each seat, which the labelled sets (drawn
+        from optimal and random play) cannot see where the policy's own play goes; and, with a
+        rating pool, its rating against the reference players (``arena.rating.RatingPool.rate``;
+        the model plays with the arena's search, ``arena.network_players.MCTSPlayer``):
+        ``{"version", "rates", "exact": {"as_first", "as_second", "mean_win"} or None,
+        "rating": {"elo", "low", "high", "games", "records"} or None}``."""
         out = self.mistake_rates(version, weights)
+        evaluate = self._evaluate_of("candidate", weights_hash(weights))
+        out["exact"] = games.knowledge(self.game).exact_policy_match(greedy_policy_fn(self.game, evaluate))
         out["rating"] = None
         if self.rating_pool is not None:
             model = MCTSPlayer(
-                self._evaluate_of("candidate", weights_hash(weights)), self.search_config, rng=int(version),
+                evaluate, self.search_config, rng=int(version),
                 name="model", break_ties=True,
             )
             rating = self.rating_pool.rate(model)

@@ -94,3 +94,39 @@ def test_exact_accuracy_is_refused_for_a_game_without_it():
 
     with pytest.raises(ValueError, match="tictactoe: no exact policy evaluation; expected a game that provides one"):
         exact_policy_match(games.make("tictactoe"), lambda states: np.zeros(len(states), dtype=np.int64))
+
+
+def test_the_arena_actor_measures_a_pig_policy_exactly_against_optimal_play():
+    """A network whose policy always rolls (policy head: zero weights, bias for roll) is, in Pig,
+    the policy "hold at the goal"; its exact win probabilities against optimal play, from the
+    arena actor's measurement of a new best model, are those of that table solved directly
+    (``games.pig.policy_chain``). Games without an exact evaluation report None."""
+    import torch
+
+    from arena.gating import GatingWorker
+    from games.pig.game import ROLL
+    from games.pig.policy_chain import hold_at_table, optimal_hold_table, policy_win_probabilities
+    from games.pig.solver import solver_for
+    from mcts import PUCTConfig
+    from networks import build_network
+    from networks.config import NetworkConfig
+
+    config = NetworkConfig(kind="mlp", mlp_hidden=(16,), value_hidden=8)
+    game = games.make("pig")
+    weights = build_network(config, game.observation_shape, game.num_actions).state_dict()
+    weights["policy_head.weight"] = torch.zeros_like(weights["policy_head.weight"])
+    weights["policy_head.bias"] = torch.zeros_like(weights["policy_head.bias"])
+    weights["policy_head.bias"][ROLL] = 5.0
+    worker = GatingWorker("pig", config, PUCTConfig(num_simulations=4), 2, 0.55, 0, seed=0, inference="torch")
+    exact = worker.measure_best(3, weights)["exact"]
+    always_roll, optimal = hold_at_table(game.goal, game.goal), optimal_hold_table(solver_for(game))
+    first, _ = policy_win_probabilities(game.goal, game.die, always_roll, optimal)
+    _, second = policy_win_probabilities(game.goal, game.die, optimal, always_roll)
+    assert exact["as_first"]["win"] == pytest.approx(first, abs=1e-9)
+    assert exact["as_second"]["win"] == pytest.approx(second, abs=1e-9)
+    assert exact["mean_win"] == pytest.approx(0.5 * (first + second), abs=1e-9)
+    assert exact["mean_win"] == pytest.approx(0.11641, abs=1e-5)  # rolling to the goal: 0.1209 first, 0.1119 second
+    ttt_config = NetworkConfig(kind="mlp", mlp_hidden=(16,), value_hidden=8)
+    ttt = games.make("tictactoe")
+    plain = GatingWorker("tictactoe", ttt_config, PUCTConfig(num_simulations=4), 4, 0.55, 1, seed=0, inference="torch")
+    assert plain.measure_best(7, build_network(ttt_config, ttt.observation_shape, ttt.num_actions).state_dict())["exact"] is None

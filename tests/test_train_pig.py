@@ -45,6 +45,12 @@ def test_tiny_pig_run_trains_gates_measures_and_exports(pig_run):
         assert tag in tags, f"missing {tag}; have {sorted(tags)}"
     for tag in ("arena/mistake_rate/optimal_play", "arena/mistake_rate/random_play"):
         assert all(0.0 <= event.value <= 1.0 for event in accumulator.Scalars(tag))
+    # the best model's policy against optimal play, exactly, each time the arena measured it
+    exact = {tag: [event.value for event in accumulator.Scalars(f"arena/exact_win/{tag}")]
+             for tag in ("mean", "as_first", "as_second")}
+    assert len(exact["mean"]) == len(accumulator.Scalars("arena/mistake_rate/optimal_play")) >= 1
+    for mean, first, second in zip(exact["mean"], exact["as_first"], exact["as_second"]):
+        assert 0.0 <= first <= 1.0 and 0.0 <= second <= 1.0 and mean == pytest.approx((first + second) / 2, abs=1e-6)
     assert (pig_run / "best" / "model.onnx").is_file()
     # a sample self-play game is a finished game of Pig (decisions and dice in play order)
     sample = (pig_run / "games" / "selfplay.txt").read_text().split()[-1]

@@ -426,6 +426,13 @@ class TrainingRun:
         self.report.writer.scalars(
             {f"arena/mistake_rate/{name}": rate for name, rate in result["rates"].items()}, self.learner.steps
         )
+        if result.get("exact") is not None:  # the policy against optimal play, exactly (Pig)
+            exact = result["exact"]
+            self.report.writer.scalars(
+                {"arena/exact_win/mean": exact["mean_win"], "arena/exact_win/as_first": exact["as_first"]["win"],
+                 "arena/exact_win/as_second": exact["as_second"]["win"]},
+                self.learner.steps,
+            )
         if result.get("rating") is not None:  # arena.rating: the best model against the reference players
             rating = result["rating"]
             self.report.writer.scalars(

@@ -7,6 +7,8 @@ and embedded as base64 PNG images, so the one file can be mailed or opened offli
 
 * mistakes against perfect play, one line per labelled set (``arena/mistake_rate/SET``), against
   wall-clock minutes;
+* the exact win probability of the best model's policy against optimal play
+  (``arena/exact_win/mean``, ``as_first``, ``as_second``), for games that compute it (Pig);
 * ratings, when the run logged any (``arena/elo*``, ``arena/rating*``);
 * the losses (``train/policy_loss``, ``train/value_loss``, and ``validation/*`` when held-out games
   were scored) against optimiser steps;
@@ -100,6 +102,8 @@ def plots_of(curves: dict[str, Curve]) -> list[Plot]:
     wanted = [
         Plot("Mistakes against perfect play", "minutes", "mistake rate",
              pick(lambda tag: tag.startswith("arena/mistake_rate/")), percent=True),
+        Plot("The policy against optimal play, exactly", "minutes", "win probability",
+             pick(lambda tag: tag.startswith("arena/exact_win/"))),
         Plot("Ratings", "minutes", "rating",
              pick(lambda tag: tag.startswith(("arena/elo", "arena/rating")))),
         Plot("Losses", "steps", "loss",
