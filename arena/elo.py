@@ -370,6 +370,23 @@ def mcnemar_p_value(only_a: int, only_b: int) -> float:
     return float(binomtest(int(only_a), int(only_a) + int(only_b), 0.5).pvalue)
 
 
+def mcnemar_p_value_bound(mistakes_a: int, mistakes_b: int) -> float:
+    """The largest exact McNemar p-value (``mcnemar_p_value``) that two players' mistake totals on
+    the same positions allow, for comparisons whose position-by-position records are gone.
+
+    With ``c`` positions where both erred, the discordant counts are ``(mistakes_a - c,
+    mistakes_b - c)``: the difference stays ``mistakes_a - mistakes_b`` while the number of
+    discordant positions shrinks with ``c``, so the test is least sure at ``c = 0`` and the true
+    p-value is at most ``mcnemar_p_value(mistakes_a, mistakes_b)`` (checked for every ``c`` in
+    tests/test_arena_elo.py). Pooling several seeds' totals pairs each seed's two models on the
+    same positions.
+
+    Raises:
+        ValueError: for a count that is not an integer >= 0.
+    """
+    return mcnemar_p_value(mistakes_a, mistakes_b)
+
+
 def mcnemar_test(mistakes_a, mistakes_b) -> McNemarResult:
     """McNemar's exact test on the same positions (``mcnemar_p_value``).
 

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.stats import binomtest
 
 from arena.elo import (
@@ -13,6 +15,7 @@ from arena.elo import (
     expected_score,
     fit_bradley_terry,
     mcnemar_p_value,
+    mcnemar_p_value_bound,
     mcnemar_test,
     match_statistics,
     wilson_interval,
@@ -211,3 +214,25 @@ def test_mcnemar_test_counts_the_discordant_positions_only():
         mcnemar_test(a, b[:3])
     with pytest.raises(ValueError, match="only_a: expected an integer >= 0, got -1"):
         mcnemar_p_value(-1, 3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2000), st.integers(0, 2000))
+def test_the_mcnemar_bound_from_totals_is_never_below_the_p_value_of_any_overlap(mistakes_a, mistakes_b):
+    """With c positions missed by both, the discordant counts are (a - c, b - c); the bound (c = 0)
+    is the largest of those p-values (two-sided at 1/2: twice the smaller tail, at most 1)."""
+    from scipy.stats import binom
+
+    bound = mcnemar_p_value_bound(mistakes_a, mistakes_b)
+    overlap = np.arange(0, min(mistakes_a, mistakes_b) + 1)
+    only_a, trials = mistakes_a - overlap, mistakes_a + mistakes_b - 2 * overlap
+    tails = np.minimum(binom.cdf(only_a, trials, 0.5), binom.sf(only_a - 1, trials, 0.5))
+    p_values = np.where(trials > 0, np.minimum(1.0, 2.0 * tails), 1.0)
+    assert bound == pytest.approx(p_values[0], rel=1e-9, abs=1e-300)
+    assert np.all(p_values <= bound * (1 + 1e-9) + 1e-300)
+
+
+def test_the_mcnemar_bound_of_two_seeds_pooled():
+    # the value target of Connect Four's hour: 84 + 75 mistakes with mix against 108 + 107 with z
+    assert mcnemar_p_value_bound(159, 215) == pytest.approx(0.004392, rel=1e-3)
+    assert mcnemar_p_value_bound(79, 81) == pytest.approx(0.937, abs=1e-3)  # no difference to speak of
