@@ -1,4 +1,4 @@
-"""scripts/experiments/pig_value_error.py and scripts/experiments/pig_encoding_check.py with the solver's exact values."""
+"""scripts/experiments/pig_value_error.py, pig_encoding_check.py and pig_policy_regions.py with the solver's exact values."""
 
 from __future__ import annotations
 
@@ -95,3 +95,28 @@ def test_encodings_round_trip_and_targets_follow_the_solver():
         assert bucket["corr"] == pytest.approx(1.0) and bucket["mean_z"] == pytest.approx(
             bucket["mean_exact"]
         )
+
+
+@pytest.mark.slow
+def test_policy_regions_of_hold_at_20_change_only_where_its_play_goes(capsys):
+    script = load_script("pig_policy_regions")
+    assert script.main(["--hold-at", "20"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["policy"] == "hold at 20"
+    assert report["mean_win"] == pytest.approx(0.5 * (report["as_first"] + report["as_second"]), abs=1e-12)
+    # hold at 20 against optimal play, exactly: 0.4917 first, 0.4285 second
+    assert report["as_first"] == pytest.approx(0.491658, abs=1e-6)
+    assert report["as_second"] == pytest.approx(0.428502, abs=1e-6)
+    assert report["hold_totals"]["0,0"]["policy"] == list(range(20, 32))
+    counts = report["disagreements"]
+    assert counts["holds_where_optimal_rolls"] + counts["rolls_where_optimal_holds"] == counts["states"] > 0
+    regions = report["regions"]
+    # optimal play everywhere is optimal play: 0.5 averaged over the seats (0.5306 and 0.4694)
+    assert regions["everywhere"] == pytest.approx(0.5, abs=1e-9)
+    # states this policy never decides in (it rolls at 0 and has held before 30): nothing changes
+    assert regions["turn total 0"] == pytest.approx(report["mean_win"], abs=1e-12)
+    assert regions["turn total 30 and over"] == pytest.approx(report["mean_win"], abs=1e-12)
+    # where hold at 20 gives most away: holding at 20-29 where optimal play rolls on
+    assert regions["turn total 20-29"] > regions["turn total 10-19"] > report["mean_win"]
+    with pytest.raises(SystemExit):
+        script.main(["--hold-at", "0"])
