@@ -30,14 +30,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import games  # noqa: E402
-from games.pig.policy_chain import (  # noqa: E402
+import games
+from games.pig.policy_chain import (
     hold_at_table,
     hold_table,
     optimal_hold_table,
     policy_win_probabilities,
 )
-from games.pig.solver import solver_for  # noqa: E402
+from games.pig.solver import solver_for
 
 #: (own score, opponent's score) pairs whose holding turn totals are listed
 SHOWN_SCORES = ((0, 0), (20, 20), (40, 40), (0, 50), (50, 0), (60, 60), (80, 80))
@@ -91,12 +91,15 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--hold-at: expected an integer >= 1, got {args.hold_at}")
         tables = np.stack([hold_at_table(game.goal, args.hold_at)] * 2)
         label = f"hold at {args.hold_at}"
-    i, j, k = np.meshgrid(*(np.arange(game.goal),) * 3, indexing="ij")
+    i, _, k = np.meshgrid(*(np.arange(game.goal),) * 3, indexing="ij")
     valid = i + k < game.goal
     differ = valid & (tables[0] != optimal)
     mean, first, second = mean_win(game, tables, optimal)
     out = {
-        "policy": label, "mean_win": mean, "as_first": first, "as_second": second,
+        "policy": label,
+        "mean_win": mean,
+        "as_first": first,
+        "as_second": second,
         "disagreements": {
             "states": int(differ.sum()),
             "holds_where_optimal_rolls": int((differ & tables[0]).sum()),
