@@ -454,11 +454,16 @@ def test_pig_config_composes_with_both_chance_modes_and_refuses_deterministic_on
     validate(config)
     assert config.game.name == "pig" and config.network.kind == "mlp"
     assert selfplay_search(config).chance == "expectation" and arena_search(config).chance == "expectation"
+    # trained with the mean backup, played (gating, mistake rates, the export) with max_self
+    assert (selfplay_search(config).backup, arena_search(config).backup) == ("mean", "max_self")
+    same = compose(["game=pig", "arena.backup=null", "mcts.backup=max"])
+    assert (selfplay_search(same).backup, arena_search(same).backup) == ("max", "max")
     sampling = compose(["game=pig", "mcts.chance=sampling"])
     validate(sampling)
     assert selfplay_search(sampling).chance == "sampling" and arena_search(sampling).chance == "sampling"
     for overrides, expected in (
         (["mcts.chance=average"], "mcts.chance: expected chance in ['expectation', 'sampling'], got 'average'"),
+        (["arena.backup=maximum"], "arena: expected backup in ['mean', 'max', 'max_self'], got 'maximum'"),
         (["mcts.algorithm=gumbel"], "mcts.algorithm: pig has chance states"),
         (["mcts.solver=true"], "mcts.solver: pig has chance states"),
     ):

@@ -194,6 +194,9 @@ class ArenaSchema:
     sprt_max_games: int = _SPRT.max_games  # the cap: a test undecided after this many games rejects
     sprt_pairs_per_look: int = _SPRT.pairs_per_look  # pairs played (in one batch) between two looks
     num_simulations: int = 64
+    # the arena's PUCT backup (mcts.backup's choices), which exported models are also played with;
+    # None: mcts.backup, self-play's (Pig trains with the mean and plays max_self: docs/results/pig.md)
+    backup: Optional[str] = None
     opening_random_plies: int = 2  # seeded random plies at the start of each arena game
     num_cpus: float = 0.0  # CPUs reserved for the gating actor; 0 shares them with self-play
     inference: str = "onnx"  # the arena actor's network runtime on its CPU: onnx (ONNX Runtime) | torch
@@ -427,13 +430,18 @@ def selfplay_search(config: TrainSchema):
 
 
 def arena_search(config: TrainSchema):
-    """The search of gating and mistake rates (frozen): ``arena.algorithm`` with the ``mcts``
-    section's settings, ``arena.num_simulations`` and no MCTS-solver; the arena adds no root noise.
+    """The search of gating and mistake rates (frozen), which the run's exported model records as
+    its search to be played with: ``arena.algorithm`` with the ``mcts`` section's settings,
+    ``arena.num_simulations``, ``arena.backup`` where it is set, and no MCTS-solver; the arena
+    adds no root noise.
 
     Raises:
-        ValueError: as ``search_settings``.
+        ValueError: as ``search_settings``; ``arena.backup`` is ignored by a search without that setting.
     """
-    return search_settings(config, config.arena.algorithm, num_simulations=config.arena.num_simulations, solver=False)
+    overrides = {"num_simulations": config.arena.num_simulations, "solver": False}
+    if config.arena.backup is not None:
+        overrides["backup"] = config.arena.backup
+    return search_settings(config, config.arena.algorithm, **overrides)
 
 
 def arena_gate(config: TrainSchema) -> GateConfig:
