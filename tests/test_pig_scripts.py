@@ -44,20 +44,8 @@ def test_exact_report_has_no_value_error_and_names_each_budget(capsys):
 
 def test_max_self_backup_on_exact_values_makes_no_mistake_by_q_where_the_mean_errs(capsys):
     script = load_script("pig_value_error")
-    argv = [
-        "--exact",
-        "--sims",
-        "32",
-        "--backup",
-        "mean",
-        "max_self",
-        "--limit",
-        "150",
-        "--uniform",
-        "0",
-        "--sets",
-        "optimal_play",
-    ]
+    argv = ["--exact", "--sims", "32", "--backup", "mean", "max_self", "--limit", "150", "--uniform", "0",
+            "--sets", "optimal_play"]
     assert script.main(argv) == 0
     moves = json.loads(capsys.readouterr().out)["moves"]["optimal_play"]
     assert moves["sims_32_mean"]["mistake_rate"] == pytest.approx(0.18)
@@ -74,21 +62,8 @@ def test_noisy_value_is_fixed_per_state_and_exact_priors_make_no_mistake(capsys)
     priors, values = evaluate(game.observation(state), game.legal_mask(state))
     assert values[0] == values[1]
     assert sorted(priors[0].tolist()) == pytest.approx([0.2, 0.8])
-    argv = [
-        "--exact",
-        "--sims",
-        "8",
-        "--prior-error",
-        "0",
-        "--value-noise",
-        "0.1",
-        "--limit",
-        "150",
-        "--uniform",
-        "0",
-        "--sets",
-        "optimal_play",
-    ]
+    argv = ["--exact", "--sims", "8", "--prior-error", "0", "--value-noise", "0.1", "--limit", "150",
+            "--uniform", "0", "--sets", "optimal_play"]
     assert script.main(argv) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["moves"]["optimal_play"]["policy"]["mistake_rate"] == 0.0
