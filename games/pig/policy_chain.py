@@ -186,27 +186,44 @@ def hold_at_table(goal: int, threshold: int) -> np.ndarray:
     return np.broadcast_to(k[None, None, :] >= threshold, (goal, goal, goal)).copy()
 
 
-def policy_match_against_optimal(game: Pig, policy_fn, batch_size: int = 65_536) -> dict:
-    """Exact results of a stationary policy against optimal play (``games.pig.solver``), from each seat.
+def tables_match_against_optimal(game: Pig, tables: np.ndarray, optimal: np.ndarray | None = None) -> dict:
+    """Exact results of a hold table per seat against optimal play, from each seat.
 
     Args:
-        policy_fn: as ``hold_table``; asked once at every decision state of each seat.
+        tables: ``[2, goal, goal, goal]`` bool, the policy's ``hold_table`` as the first and as the
+            second player.
+        optimal: the optimal player's ``[goal, goal, goal]`` table (``optimal_hold_table``); None
+            computes it from ``games.pig.solver``.
 
     Returns:
         ``{"as_first": {"win", "loss", "unfinished"}, "as_second": {...}, "mean_win": float}``:
         probabilities from the policy's side (``unfinished``: the game never ends, a draw at the
         horizon); ``mean_win`` averages the two seats' ``win`` (0.5 for a policy as good as optimal).
-
-    Raises:
-        ValueError: as ``hold_table``.
     """
-    optimal = optimal_hold_table(solver_for(game))
+    if optimal is None:
+        optimal = optimal_hold_table(solver_for(game))
     out = {}
     for seat, label in ((0, "as_first"), (1, "as_second")):
-        table = hold_table(game, policy_fn, seat, batch_size)
-        first, second = (table, optimal) if seat == 0 else (optimal, table)
+        first, second = (tables[0], optimal) if seat == 0 else (optimal, tables[1])
         p_first, p_second = policy_win_probabilities(game.goal, game.die, first, second)
         win, loss = (p_first, p_second) if seat == 0 else (p_second, p_first)
         out[label] = {"win": win, "loss": loss, "unfinished": max(0.0, 1.0 - win - loss)}
     out["mean_win"] = 0.5 * (out["as_first"]["win"] + out["as_second"]["win"])
     return out
+
+
+def policy_match_against_optimal(game: Pig, policy_fn, batch_size: int = 65_536) -> dict:
+    """Exact results of a stationary policy against optimal play (``games.pig.solver``), from each
+    seat: :func:`tables_match_against_optimal` of its ``hold_table`` at each seat.
+
+    Args:
+        policy_fn: as ``hold_table``; asked once at every decision state of each seat.
+
+    Returns:
+        as :func:`tables_match_against_optimal`.
+
+    Raises:
+        ValueError: as ``hold_table``.
+    """
+    tables = np.stack([hold_table(game, policy_fn, seat, batch_size) for seat in (0, 1)])
+    return tables_match_against_optimal(game, tables)

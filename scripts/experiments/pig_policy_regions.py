@@ -35,20 +35,12 @@ from games.pig.policy_chain import (
     hold_at_table,
     hold_table,
     optimal_hold_table,
-    policy_win_probabilities,
+    tables_match_against_optimal,
 )
 from games.pig.solver import solver_for
 
 #: (own score, opponent's score) pairs whose holding turn totals are listed
 SHOWN_SCORES = ((0, 0), (20, 20), (40, 40), (0, 50), (50, 0), (60, 60), (80, 80))
-
-
-def mean_win(game, tables, optimal) -> tuple[float, float, float]:
-    """``(mean, as first, as second)``: exact win probabilities of the seats' hold tables
-    (``[2, goal, goal, goal]`` bool) against optimal play."""
-    first, _ = policy_win_probabilities(game.goal, game.die, tables[0], optimal)
-    _, second = policy_win_probabilities(game.goal, game.die, optimal, tables[1])
-    return 0.5 * (first + second), first, second
 
 
 def regions(goal: int, tables: np.ndarray, optimal: np.ndarray) -> dict[str, np.ndarray]:
@@ -94,12 +86,12 @@ def main(argv: list[str] | None = None) -> int:
     i, _, k = np.meshgrid(*(np.arange(game.goal),) * 3, indexing="ij")
     valid = i + k < game.goal
     differ = valid & (tables[0] != optimal)
-    mean, first, second = mean_win(game, tables, optimal)
+    match = tables_match_against_optimal(game, tables, optimal)
     out = {
         "policy": label,
-        "mean_win": mean,
-        "as_first": first,
-        "as_second": second,
+        "mean_win": match["mean_win"],
+        "as_first": match["as_first"]["win"],
+        "as_second": match["as_second"]["win"],
         "disagreements": {
             "states": int(differ.sum()),
             "holds_where_optimal_rolls": int((differ & tables[0]).sum()),
@@ -113,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
             for a, b in SHOWN_SCORES
         },
         "regions": {
-            name: mean_win(game, np.where(mask[None], optimal[None], tables), optimal)[0]
+            name: tables_match_against_optimal(game, np.where(mask[None], optimal[None], tables), optimal)["mean_win"]
             for name, mask in regions(game.goal, tables, optimal).items()
         },
     }
