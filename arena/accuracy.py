@@ -189,7 +189,8 @@ def chosen_move_rate(
     null-window solve, cached (``PositionSets.chosen_move_mistakes``).
 
     Returns:
-        ``{"positions", "mistakes", "mistake_rate", "solved": moves searched now, "solve_seconds"}``.
+        ``{"positions", "mistakes", "mistake_rate", "solved": moves searched now, "solve_seconds",
+        "mistake_mask": [positions] bool, True where the chosen move is a mistake}``.
 
     Raises:
         ValueError: for a name outside ``chosen_move_set_names()`` (the message lists them),
@@ -207,6 +208,7 @@ def chosen_move_rate(
         "mistake_rate": float(wrong.mean()) if len(wrong) else 0.0,
         "solved": result["solved"],
         "solve_seconds": result["seconds"],
+        "mistake_mask": np.asarray(wrong, dtype=bool),
     }
 
 

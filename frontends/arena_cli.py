@@ -496,6 +496,8 @@ def _chosen_move_accuracy(args, game, choose) -> int:
             raise ValueError(f"--chosen-moves: unknown set {unknown[0]!r}; expected one of {known + list(groups)}")
         names.extend(members)
     rows = {name: chosen_move_rate(game, name, choose, limit=args.limit, workers=args.workers) for name in names}
+    for row in rows.values():
+        del row["mistake_mask"]  # the counts are the report
     if args.json:
         print(json.dumps({"player": args.player, "game": game.name, "chosen_moves": True, "sets": rows}))
         return 0

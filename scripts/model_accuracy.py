@@ -28,7 +28,7 @@ budget and set gets McNemar's exact test of their mistakes (``arena.elo.mcnemar_
 binomial test on the positions where exactly one of them erred) beside the rates:
 ``"second_model"``, ``"second_rates"``, ``"second_mistakes"`` (B's, shaped as A's) and
 ``"mcnemar": {budget: {set: {"positions", "mistakes_a", "mistakes_b", "only_a", "only_b",
-"p_value"}}}``. ``--chosen-moves`` takes one model.
+"p_value"}}}``. With ``--chosen-moves`` the same keys, on every line of Pons' sets.
 
     python scripts/model_accuracy.py --model runs/a/best --model runs/b/best --sims 0 200
 """
@@ -98,30 +98,44 @@ def truncated(labelled: LabelledSet, limit: int | None) -> LabelledSet:
     )
 
 
-def chosen_moves_main(args, game, evaluate_fn, names: list[str]) -> int:
-    """``--chosen-moves``: each budget on every line of the named Pons sets, as JSON."""
+def chosen_moves_main(args, game, evaluate_fns, names: list[str]) -> int:
+    """``--chosen-moves``: each budget on every line of the named Pons sets, as JSON; with two
+    models, McNemar's test of their mistakes on each set."""
     groups = position_sets(game).labelled_set_groups()
     names = [member for name in names for member in groups.get(name, [name])]
     out = {
-        "model": args.model, "game": game.name, "solver": args.solver, "symmetries": args.symmetries,
+        "model": args.model[0], "game": game.name, "solver": args.solver, "symmetries": args.symmetries,
         "leaves_per_call": args.leaves_per_call, "chosen_moves": True, "sets": {},
     }
-    for key in ("rates", "mistakes", "seconds", "solved", "solve_seconds"):
-        out[key] = {}
+    prefixes = ["", "second_"][: len(evaluate_fns)]
+    keys = ("rates", "mistakes", "seconds", "solved", "solve_seconds")
+    for prefix in prefixes:
+        out.update({prefix + key: {} for key in keys})
+    if len(evaluate_fns) == 2:
+        out.update({"second_model": args.model[1], "mcnemar": {}})
     for sims in args.sims:
+        wrongs = []
+        for prefix, evaluate_fn, model in zip(prefixes, evaluate_fns, args.model):
 
-        def choose(positions, sims=sims):
-            return search_actions(args, game, evaluate_fn, sims, positions)
+            def choose(positions, sims=sims, evaluate_fn=evaluate_fn):
+                return search_actions(args, game, evaluate_fn, sims, positions)
 
-        start = time.perf_counter()
-        rows = {
-            name: chosen_move_rate(game, name, choose, limit=args.limit, workers=args.workers) for name in names
-        }
-        out["sets"] = {name: row["positions"] for name, row in rows.items()}
-        for key, field in (("rates", "mistake_rate"), ("mistakes", "mistakes"), ("solved", "solved"), ("solve_seconds", "solve_seconds")):
-            out[key][str(sims)] = {name: row[field] for name, row in rows.items()}
-        out["seconds"][str(sims)] = round(time.perf_counter() - start, 1)
-        print(json.dumps({"sims": sims, "rates": out["rates"][str(sims)]}), file=sys.stderr, flush=True)
+            start = time.perf_counter()
+            rows = {
+                name: chosen_move_rate(game, name, choose, limit=args.limit, workers=args.workers) for name in names
+            }
+            wrongs.append({name: row["mistake_mask"] for name, row in rows.items()})
+            out["sets"] = {name: row["positions"] for name, row in rows.items()}
+            fields = {"rates": "mistake_rate", "mistakes": "mistakes", "solved": "solved", "solve_seconds": "solve_seconds"}
+            for key, field in fields.items():
+                out[prefix + key][str(sims)] = {name: row[field] for name, row in rows.items()}
+            out[prefix + "seconds"][str(sims)] = round(time.perf_counter() - start, 1)
+            progress = {"model": model, "sims": sims, "rates": out[prefix + "rates"][str(sims)]}
+            print(json.dumps(progress), file=sys.stderr, flush=True)
+        if len(wrongs) == 2:
+            out["mcnemar"][str(sims)] = {
+                name: mcnemar_test(wrongs[0][name], wrongs[1][name]).to_dict() for name in names
+            }
     print(json.dumps(out, indent=1))
     return 0
 
@@ -164,19 +178,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--limit: expected >= 1, got {args.limit}")
     if len(args.model) > 2:
         parser.error(f"--model: expected one or two models, got {len(args.model)}")
-    if len(args.model) == 2 and args.chosen_moves:
-        parser.error("--chosen-moves: expected one --model, got two")
     try:
         models = [load_model(path, num_threads=args.threads) for path in args.model]
-        game, evaluate_fn = models[0]
+        game = models[0][0]
         if len(models) == 2 and models[1][0].name != game.name:
             raise ValueError(f"both models must play one game, got {game.name!r} and {models[1][0].name!r}")
         evaluate_fns = [symmetry_averaged(g, fn) if args.symmetries else fn for g, fn in models]
-        evaluate_fn = evaluate_fns[0]
         names = args.sets if args.sets else available_sets(game)
         if args.chosen_moves:
-            args.model = args.model[0]
-            return chosen_moves_main(args, game, evaluate_fn, names)
+            return chosen_moves_main(args, game, evaluate_fns, names)
         sets = {name: truncated(ls, args.limit) for name, ls in labelled_sets(game, names).items()}
     except (OSError, ValueError) as error:
         print(f"model_accuracy: {error}", file=sys.stderr)

@@ -101,8 +101,37 @@ def test_one_model_twice_has_no_discordant_position(tictactoe_model, capsys):
     assert (row["only_a"], row["only_b"], row["p_value"]) == (0, 0, 1.0)
 
 
-def test_chosen_moves_take_one_model(tictactoe_model, capsys):
-    folder, _, _ = tictactoe_model
-    with pytest.raises(SystemExit):
-        model_accuracy.main(["--model", str(folder), "--model", str(folder), "--chosen-moves"])
-    assert "--chosen-moves: expected one --model, got two" in capsys.readouterr().err
+def test_two_models_on_chosen_moves_get_mcnemars_test_from_the_exact_scores(tmp_path, monkeypatch, capsys):
+    """Pons' begin-hard file holding the project's middle_medium positions (each column's exact
+    score is shipped), so each model's chosen-move mistakes are known without the solver."""
+    from arena.positions import pons
+    from arena.positions.connect4 import load_position_set
+
+    own_set = load_position_set("middle_medium")
+    folder = tmp_path / "pons"
+    folder.mkdir()
+    lines = "".join(f"{m} {v}\n" for m, v in zip(own_set.moves, own_set.values.tolist()))
+    (folder / pons.SETS["pons-begin-hard"]).write_text(lines)
+    monkeypatch.setenv("TABULA_PONS_DIR", str(folder))
+    monkeypatch.setenv("TABULA_CACHE_DIR", str(tmp_path / "cache"))
+    first = export_tiny_mlp("connect4", tmp_path / "a", seed=0)
+    second = export_tiny_mlp("connect4", tmp_path / "b", seed=3)
+    exact = mistake_mask(np.where(own_set.legal_mask, np.sign(own_set.scores), -2).astype(np.int8))[:40]
+    wrong = []
+    for path in (first, second):
+        game, evaluate_fn = load_model(str(path))
+        positions = own_set.to_labelled_set(game).head(40)
+        wrong.append(exact[np.arange(40), model_accuracy.search_actions(parsed(), game, evaluate_fn, 0, positions)])
+    only_a, only_b = int((wrong[0] & ~wrong[1]).sum()), int((wrong[1] & ~wrong[0]).sum())
+    assert only_a + only_b > 0  # two random networks disagree somewhere
+    code = model_accuracy.main(
+        ["--model", str(first), "--model", str(second), "--sims", "0", "--set", "pons-begin-hard",
+         "--chosen-moves", "--limit", "40"]
+    )
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    row = out["mcnemar"]["0"]["pons-begin-hard"]
+    assert (row["only_a"], row["only_b"], row["positions"]) == (only_a, only_b, 40)
+    assert out["mistakes"]["0"]["pons-begin-hard"] == int(wrong[0].sum()) == row["mistakes_a"]
+    assert out["second_mistakes"]["0"]["pons-begin-hard"] == int(wrong[1].sum()) == row["mistakes_b"]
+    assert out["second_model"] == str(second) and out["sets"] == {"pons-begin-hard": 40}
