@@ -38,3 +38,27 @@ def finished_games_with_a_pass(game: Game, seed: int, count: int) -> list[str]:
         if game.pass_action in actions:
             found.append(game.format_moves(actions))
     return found
+
+
+def pons_file_of_own_set(folder, monkeypatch, own_set, set_name: str = "pons-begin-hard"):
+    """Write Pons' ``set_name`` file into ``folder`` holding ``own_set``'s positions (a project set of
+    ``arena.positions.connect4``; score: the best column's), point ``TABULA_PONS_DIR`` at it and
+    ``TABULA_CACHE_DIR`` at an empty ``folder/cache``; returns the Pons folder. Each column's exact
+    score is shipped with the project's sets, so every mistake is known without the solver."""
+    from arena.positions import pons
+
+    pons_folder = folder / "pons"
+    pons_folder.mkdir()
+    lines = "".join(f"{m} {s}\n" for m, s in zip(own_set.moves, own_set.values.tolist()))
+    (pons_folder / pons.SETS[set_name]).write_text(lines)
+    monkeypatch.setenv("TABULA_PONS_DIR", str(pons_folder))
+    monkeypatch.setenv("TABULA_CACHE_DIR", str(folder / "cache"))
+    return pons_folder
+
+
+def own_set_mistakes(own_set) -> np.ndarray:
+    """``[N, 7]`` bool: the mistakes of every column of ``own_set``, from its shipped exact scores."""
+    from arena.positions.labelled import mistake_mask
+
+    outcomes = np.where(own_set.legal_mask, np.sign(own_set.scores), -2).astype(np.int8)
+    return mistake_mask(outcomes)

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 from helpers_models import export_tiny_mlp
+from helpers_positions import own_set_mistakes, pons_file_of_own_set
 from helpers_scripts import load_script
 
 from arena.accuracy import labelled_sets, player_actions
@@ -104,19 +105,13 @@ def test_one_model_twice_has_no_discordant_position(tictactoe_model, capsys):
 def test_two_models_on_chosen_moves_get_mcnemars_test_from_the_exact_scores(tmp_path, monkeypatch, capsys):
     """Pons' begin-hard file holding the project's middle_medium positions (each column's exact
     score is shipped), so each model's chosen-move mistakes are known without the solver."""
-    from arena.positions import pons
     from arena.positions.connect4 import load_position_set
 
     own_set = load_position_set("middle_medium")
-    folder = tmp_path / "pons"
-    folder.mkdir()
-    lines = "".join(f"{m} {v}\n" for m, v in zip(own_set.moves, own_set.values.tolist()))
-    (folder / pons.SETS["pons-begin-hard"]).write_text(lines)
-    monkeypatch.setenv("TABULA_PONS_DIR", str(folder))
-    monkeypatch.setenv("TABULA_CACHE_DIR", str(tmp_path / "cache"))
+    pons_file_of_own_set(tmp_path, monkeypatch, own_set)
     first = export_tiny_mlp("connect4", tmp_path / "a", seed=0)
     second = export_tiny_mlp("connect4", tmp_path / "b", seed=3)
-    exact = mistake_mask(np.where(own_set.legal_mask, np.sign(own_set.scores), -2).astype(np.int8))[:40]
+    exact = own_set_mistakes(own_set)[:40]
     wrong = []
     for path in (first, second):
         game, evaluate_fn = load_model(str(path))

@@ -11,13 +11,14 @@ import json
 
 import numpy as np
 import pytest
+from helpers_positions import own_set_mistakes as exact_mistakes
+from helpers_positions import pons_file_of_own_set
 
 import games
 from arena.accuracy import chosen_move_rate, labelled_sets, mistake_rate, player_actions
 from arena.players import AlphaBetaPlayer
 from arena.positions import pons, position_sets
 from arena.positions.connect4 import load_position_set
-from arena.positions.labelled import mistake_mask
 from arena.positions.pons_chosen import UNKNOWN, chosen_move_mistakes, load_mistakes
 from frontends.arena_cli import main
 from games.connect4.solver import Solver
@@ -39,19 +40,7 @@ def own_set():
 def pons_dir(tmp_path, monkeypatch, own_set):
     """``pons-begin-hard``'s file holding the project's middle_medium positions (score: the best
     column's), with an empty cache of the test's own."""
-    folder = tmp_path / "pons"
-    folder.mkdir()
-    lines = "".join(f"{m} {s}\n" for m, s in zip(own_set.moves, own_set.values.tolist()))
-    (folder / pons.SETS[SET]).write_text(lines)
-    monkeypatch.setenv("TABULA_PONS_DIR", str(folder))
-    monkeypatch.setenv("TABULA_CACHE_DIR", str(tmp_path / "cache"))
-    return folder
-
-
-def exact_mistakes(own_set) -> np.ndarray:
-    """``[N, 7]`` bool from the shipped exact scores."""
-    outcomes = np.where(own_set.legal_mask, np.sign(own_set.scores), -2).astype(np.int8)
-    return mistake_mask(outcomes)
+    return pons_file_of_own_set(tmp_path, monkeypatch, own_set, SET)
 
 
 def kth_legal(own_set, k: int) -> np.ndarray:
