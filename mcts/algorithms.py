@@ -8,7 +8,7 @@ settings, rng, options)``:
   ``options.leaves_per_call`` above 1 or a ``time_limit`` is searched with virtual loss
   (``mcts.minibatch.run_puct_minibatch``).
 * ``gumbel`` (``mcts.GumbelConfig``; Danihelka et al. 2022): ``mcts.gumbel.run_gumbel``, the Gumbel draw
-  when ``options.explore``; plays its Sequential Halving winner.
+  when ``options.explore`` and chance nodes; plays its Sequential Halving winner.
 * ``uct`` (``mcts.UCTConfig``; Kocsis & Szepesvari 2006): ``mcts.uct.run_uct``, random rollouts unless
   an evaluator is given; one root with random rollouts in a game with compiled rules is searched
   in one compiled call (``mcts.uct.run_compiled_uct``, the arena's UCT baseline).
@@ -54,5 +54,5 @@ def _one_leaf_a_call(name: str, options: SearchOptions) -> None:
 
 
 register(PUCTConfig, _puct, reuses_tree=True, searches_chance=True)
-register(GumbelConfig, _gumbel, chooses_by_visits=False)
+register(GumbelConfig, _gumbel, searches_chance=True, chooses_by_visits=False)
 register(UCTConfig, _uct, reuses_tree=True)

@@ -21,6 +21,11 @@ One search over ``B`` roots:
 5. the policy target is the completed-Q improved policy ``softmax(log P + sigma(completed Q))``
    over every legal root action (``mcts.policy.completed_q_policy``).
 
+In a game with chance (``GumbelConfig.chance``) the root is a decision state, and below it chance
+nodes are searched as in PUCT (``mcts.search``): expectation or sampling, never chosen at by the
+rule of step 3. An action that rolls dice is then one root action like any other, its Q the value
+of its chance node.
+
 Self-play plays the halving winner (the paper's choice for acting; it is already a sample from the
 Gumbel-perturbed ranking, so no temperature is applied on top).
 """
@@ -36,11 +41,11 @@ import numpy as np
 
 from games.base import Game
 from mcts.batched import RootChoice
-from mcts.halving import halving_actions_compiled
 from mcts.evaluators import EvaluateFn
+from mcts.halving import halving_actions_compiled
 from mcts.kernels import RULE_GUMBEL, selection_params
 from mcts.policy import check_rng, completed_q_policy, completed_q_sigma
-from mcts.search import LoopSettings, SearchOutput, search_loop
+from mcts.search import CHANCE_MODES, LoopSettings, SearchOutput, search_loop
 from mcts.solver import playable_actions, root_child_proven_values
 from mcts.tree import ROOT_INDEX
 
@@ -57,6 +62,9 @@ class GumbelConfig:
         c_scale: ``c_scale`` of ``sigma`` (mctx ``value_scale``), >= 0.
         solver: MCTS-solver proofs, as ``mcts.PUCTConfig.solver``; a root action proven won is the
             one played.
+        chance: how the chance nodes of a game with chance are searched, as
+            ``mcts.PUCTConfig.chance`` (``"expectation"`` or ``"sampling"``, ``mcts.search``); the
+            root's completed Q of an action that rolls is then its chance node's value.
     """
 
     algorithm: ClassVar[str] = "gumbel"
@@ -72,6 +80,7 @@ class GumbelConfig:
     c_visit: float = 50.0
     c_scale: float = 0.1
     solver: bool = False
+    chance: str = "expectation"
 
     def __post_init__(self) -> None:
         for name in ("num_simulations", "max_num_considered_actions"):
@@ -84,6 +93,8 @@ class GumbelConfig:
                 raise ValueError(f"expected a finite {name} >= 0, got {value!r}")
         if not isinstance(self.solver, (bool, np.bool_)):
             raise ValueError(f"expected a bool solver, got {self.solver!r}")  # noqa: TRY004 (project rule: ValueError)
+        if self.chance not in CHANCE_MODES:
+            raise ValueError(f"expected chance in {list(CHANCE_MODES)}, got {self.chance!r}")
 
 
 def considered_visit_sequence(max_num_considered_actions: int, num_simulations: int) -> tuple[int, ...]:
@@ -236,14 +247,19 @@ def run_gumbel(
     root_action_fn.compiled_root = compiled_root
 
     selection = selection_params(
-        RULE_GUMBEL, use_solver=config.solver, c_visit=config.c_visit, c_scale=config.c_scale
+        RULE_GUMBEL, use_solver=config.solver, c_visit=config.c_visit, c_scale=config.c_scale,
+        chance_mode=CHANCE_MODES[config.chance],
     )
     search = search_loop(
         game, root_states, evaluate_fn, rng, LoopSettings(num_simulations, selection), root_action_fn=root_action_fn
     )
     tree = search.tree
-    legal = tree.children_legal[:, ROOT_INDEX]
-    scores, visits, playable = _root_scores(tree, state["gumbel"], state["logits"], config, config.solver)
+    # the tree's edges are max(actions, chance outcomes) wide: the root's first A are its actions
+    width = game.num_actions
+    legal = tree.children_legal[:, ROOT_INDEX, :width]
+    scores, visits, playable = (
+        a[:, :width] for a in _root_scores(tree, state["gumbel"], state["logits"], config, config.solver)
+    )
     # the playable actions Sequential Halving kept: the most visited of them, then the best score
     most = np.where(playable, visits, -1).max(axis=1, keepdims=True)
     candidates = playable & (visits == most)
@@ -252,15 +268,16 @@ def run_gumbel(
         won = root_child_proven_values(tree) == 1.0
         actions = np.where(won.any(axis=1), np.argmax(np.where(won, visits + 1, 0), axis=1), actions)
     policy_targets = completed_q_policy(
-        tree.root_raw_prior, legal, search.q_values, visits, tree.node_raw_value[:, ROOT_INDEX],
+        tree.root_raw_prior[:, :width], legal, search.q_values, visits, tree.node_raw_value[:, ROOT_INDEX],
         config.c_visit, config.c_scale,
     )
     # the first m simulations visit exactly the Gumbel-top-m actions
-    order = np.argsort(-np.where(legal, state["gumbel"] + state["logits"], -np.inf), axis=1, kind="stable")
+    draw = state["gumbel"][:, :width]
+    order = np.argsort(-np.where(legal, draw + state["logits"][:, :width], -np.inf), axis=1, kind="stable")
     ranks = np.argsort(order, axis=1, kind="stable")
     considered = legal & (ranks < state["num_considered"][:, None])
     search.actions = actions
     search.policy_targets = policy_targets
     search.considered = considered
-    search.gumbel = state["gumbel"]
+    search.gumbel = draw
     return search

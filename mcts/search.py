@@ -297,7 +297,7 @@ def search_loop(
         if params.chance_mode == CHANCE_NONE:
             raise ValueError(
                 f"{game.name} has chance states: this search handles games without chance only; "
-                "use run_puct (PUCTConfig.chance) for games with chance"
+                "use run_puct or run_gumbel (their chance setting) for games with chance"
             )
         if params.use_solver:
             raise ValueError(f"{game.name} has chance states: the MCTS-solver proves deterministic games only; expected solver=False")

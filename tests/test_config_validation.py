@@ -465,7 +465,7 @@ def test_pig_config_composes_with_both_chance_modes_and_refuses_deterministic_on
     for overrides, expected in (
         (["mcts.chance=average"], "mcts.chance: expected chance in ['expectation', 'sampling'], got 'average'"),
         (["arena.backup=maximum"], "arena: expected backup in ['mean', 'max', 'max_self'], got 'maximum'"),
-        (["mcts.algorithm=gumbel"], "mcts.algorithm: pig has chance states"),
+        (["mcts.algorithm=uct"], "mcts.algorithm: pig has chance states"),
         (["mcts.solver=true"], "mcts.solver: pig has chance states"),
     ):
         with pytest.raises(ValueError) as raised:

@@ -1,5 +1,5 @@
-"""PUCT search on a game with chance (two-player Pig): chance nodes, the two chance modes, and
-self-play that records decisions only.
+"""PUCT and Gumbel search on a game with chance (two-player Pig): chance nodes, the two chance
+modes, and self-play that records decisions only.
 
 Ground truth is the exact value-iteration solver of ``games.pig.solver`` (Neller & Presser 2004):
 an evaluator that returns its values lets the search's backed-up expectations be checked exactly.
@@ -145,7 +145,45 @@ def test_search_with_exact_values_plays_the_solver_action_where_it_is_clear(pig,
     assert chosen.tolist() == best.tolist()
 
 
-def test_chance_roots_solver_gumbel_and_uct_are_refused(pig):
+@pytest.mark.parametrize("ijk", [(3, 5, 2), (7, 8, 1), (2, 9, 5)])
+def test_gumbel_root_q_of_roll_is_the_exact_expectation_and_its_target_prefers_the_solver_action(pig, ijk):
+    """Gumbel's first two simulations visit both root actions once (Sequential Halving over m = 2):
+    roll's completed Q is then the expectation over the die, both Q are the solver's action values,
+    and the improved policy (uniform priors, no Gumbel draw) puts more mass on the solver's action."""
+    evaluate = exact_evaluator(pig)
+    root = pig.states_at(*([v] for v in ijk))
+    config = GumbelConfig(num_simulations=2, max_num_considered_actions=2)
+    output = run_gumbel(pig, root, evaluate, config, np.random.default_rng(0), add_gumbel_noise=False)
+    assert output.visit_counts.tolist() == [[1, 1]]
+    assert output.num_evaluations.tolist() == [1 + pig.die + 1]
+    expected = hand_roll_expectation(pig, evaluate, tuple(int(v) for v in root[0]))
+    assert abs(float(output.q_values[0, ROLL]) - expected) < 1e-6
+    p_roll, p_hold = games.knowledge(pig).exact_solver().action_values(*ijk)
+    assert abs(float(output.q_values[0, ROLL]) - (2 * p_roll - 1)) < 1e-6
+    assert abs(float(output.q_values[0, HOLD]) - (2 * p_hold - 1)) < 1e-6
+    best = ROLL if p_roll > p_hold else HOLD
+    # rescaled completed Q is 1 for the better action and 0 for the other: sigma = (50 + 1) * 0.1
+    weights = np.exp([5.1, 0.0])
+    assert output.policy_targets[0, best] == pytest.approx(weights[0] / weights.sum(), rel=1e-5)
+    assert output.actions.tolist() == [best]
+
+
+@pytest.mark.parametrize("mode", ["expectation", "sampling"])
+def test_gumbel_with_exact_values_plays_the_solver_action_where_it_is_clear(pig, mode):
+    """As the PUCT test above, for the Gumbel search's Sequential Halving winner and the argmax of its
+    improved policy target, with the Gumbel draw of self-play."""
+    labelled = position_sets(pig).labelled_set("random_play")
+    gaps = np.abs(labelled.values[:, ROLL] - labelled.values[:, HOLD])
+    clear = np.flatnonzero(np.nan_to_num(gaps) > 0.1)[:60]
+    assert clear.size >= 20
+    config = GumbelConfig(num_simulations=32, chance=mode)
+    output = run_gumbel(pig, labelled.states[clear], exact_evaluator(pig), config, np.random.default_rng(2))
+    best = np.nanargmax(labelled.values[clear], axis=1)
+    assert output.policy_targets.argmax(axis=1).tolist() == best.tolist()
+    assert output.actions.tolist() == best.tolist()
+
+
+def test_chance_roots_solver_and_uct_are_refused(pig):
     chance_root = np.asarray([pig.result(pig.initial_state(), ROLL)], dtype=np.int64)
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="chance state"):
@@ -153,12 +191,16 @@ def test_chance_roots_solver_gumbel_and_uct_are_refused(pig):
     root = pig.initial_states(1)
     with pytest.raises(ValueError, match="MCTS-solver"):
         run_puct(pig, root, uniform_evaluator, PUCTConfig(num_simulations=4, solver=True), rng, False)
-    with pytest.raises(ValueError, match="chance states"):
-        run_gumbel(pig, root, uniform_evaluator, GumbelConfig(num_simulations=4), rng)
+    with pytest.raises(ValueError, match="chance state"):
+        run_gumbel(pig, chance_root, uniform_evaluator, GumbelConfig(num_simulations=4), rng)
+    with pytest.raises(ValueError, match="MCTS-solver"):
+        run_gumbel(pig, root, uniform_evaluator, GumbelConfig(num_simulations=4, solver=True), rng)
     with pytest.raises(ValueError, match="chance states"):
         run_uct(pig, root, 4, rng)
     with pytest.raises(ValueError, match="expected chance in"):
         PUCTConfig(chance="average")
+    with pytest.raises(ValueError, match="expected chance in"):
+        GumbelConfig(chance="average")
 
 
 def test_reroot_keeps_the_chance_node_and_its_outcomes(pig):
@@ -175,10 +217,13 @@ def test_reroot_keeps_the_chance_node_and_its_outcomes(pig):
     assert pig.scores(tuple(int(v) for v in after_face_3.node_states[0, ROOT_INDEX])) == (0, 0, 3)
 
 
-@pytest.mark.parametrize("mode", ["expectation", "sampling"])
-def test_selfplay_records_decisions_only_with_targets_of_the_player_to_move(pig, mode):
+@pytest.mark.parametrize(
+    "search", [PUCTConfig(num_simulations=8), PUCTConfig(num_simulations=8, chance="sampling"), GumbelConfig(num_simulations=8)],
+    ids=["puct-expectation", "puct-sampling", "gumbel-expectation"],
+)
+def test_selfplay_records_decisions_only_with_targets_of_the_player_to_move(pig, search):
     runner = SelfPlayRunner(
-        pig, uniform_evaluator, PUCTConfig(num_simulations=8, chance=mode), num_games=4,
+        pig, uniform_evaluator, search, num_games=4,
         rng=np.random.default_rng(3), settings=SelfPlaySettings(temperature_plies=1000),
     )
     turn_changes = 0

@@ -134,9 +134,10 @@ def test_searches_that_reuse_no_tree_or_roll_no_dice_say_so():
     with pytest.raises(ValueError, match="the gumbel search does not reuse trees"):
         run_search(TICTACTOE, roots, uniform_evaluator, GumbelConfig(num_simulations=4), rng, tree=tree)
     pig = games.make("pig")
-    with pytest.raises(ValueError, match=r"pig has chance states; the gumbel search .* \['puct'\]"):
-        run_search(pig, pig.initial_states(1), uniform_evaluator, GumbelConfig(num_simulations=4), rng)
+    with pytest.raises(ValueError, match=r"pig has chance states; the uct search .* \['puct', 'gumbel'\]"):
+        run_search(pig, pig.initial_states(1), uniform_evaluator, UCTConfig(num_simulations=4), rng)
     assert [mcts.algorithm(name).reuses_tree for name in mcts.names()] == [True, False, True]
+    assert [mcts.algorithm(name).searches_chance for name in mcts.names()] == [True, True, False]
 
 
 def test_settings_come_from_a_flat_section_by_each_class_s_keys():
