@@ -45,7 +45,7 @@ from mcts.evaluators import EvaluateFn
 from mcts.halving import halving_actions_compiled
 from mcts.kernels import RULE_GUMBEL, selection_params
 from mcts.policy import check_rng, completed_q_policy, completed_q_sigma
-from mcts.search import CHANCE_MODES, LoopSettings, SearchOutput, search_loop
+from mcts.search import LoopSettings, SearchOutput, chance_code, search_loop
 from mcts.solver import playable_actions, root_child_proven_values
 from mcts.tree import ROOT_INDEX
 
@@ -93,8 +93,7 @@ class GumbelConfig:
                 raise ValueError(f"expected a finite {name} >= 0, got {value!r}")
         if not isinstance(self.solver, (bool, np.bool_)):
             raise ValueError(f"expected a bool solver, got {self.solver!r}")  # noqa: TRY004 (project rule: ValueError)
-        if self.chance not in CHANCE_MODES:
-            raise ValueError(f"expected chance in {list(CHANCE_MODES)}, got {self.chance!r}")
+        chance_code(self.chance)
 
 
 def considered_visit_sequence(max_num_considered_actions: int, num_simulations: int) -> tuple[int, ...]:
@@ -248,7 +247,7 @@ def run_gumbel(
 
     selection = selection_params(
         RULE_GUMBEL, use_solver=config.solver, c_visit=config.c_visit, c_scale=config.c_scale,
-        chance_mode=CHANCE_MODES[config.chance],
+        chance_mode=chance_code(config.chance),
     )
     search = search_loop(
         game, root_states, evaluate_fn, rng, LoopSettings(num_simulations, selection), root_action_fn=root_action_fn

@@ -65,6 +65,14 @@ from mcts.tree import PROVEN_DRAW, ROOT_INDEX, UNPROVEN, Tree, empty_tree, grow_
 CHANCE_MODES = {"expectation": CHANCE_EXPECTATION, "sampling": CHANCE_SAMPLING}
 
 
+def chance_code(chance: str) -> int:
+    """The kernels' code (``CHANCE_*``) of a ``chance`` setting of a search that handles chance nodes
+    (``PUCTConfig``, ``mcts.GumbelConfig``). Raises ValueError for a name not in ``CHANCE_MODES``."""
+    if chance not in CHANCE_MODES:
+        raise ValueError(f"expected chance in {list(CHANCE_MODES)}, got {chance!r}")
+    return CHANCE_MODES[chance]
+
+
 @dataclass(frozen=True)
 class LoopSettings:
     """What ``search_loop`` takes from an algorithm.
@@ -148,8 +156,7 @@ class PUCTConfig:
             raise ValueError(f"expected dirichlet_epsilon in [0, 1], got {self.dirichlet_epsilon}")
         if not isinstance(self.solver, (bool, np.bool_)):
             raise ValueError(f"expected a bool solver, got {self.solver!r}")  # noqa: TRY004 (project rule: ValueError)
-        if self.chance not in CHANCE_MODES:
-            raise ValueError(f"expected chance in {list(CHANCE_MODES)}, got {self.chance!r}")
+        chance_code(self.chance)
         if self.backup not in BACKUP_MODES:
             raise ValueError(f"expected backup in {list(BACKUP_MODES)}, got {self.backup!r}")
 
@@ -244,7 +251,7 @@ def run_puct(
     """
     selection = selection_params(
         RULE_PUCT, c_puct=config.c_puct, c_base=config.c_base, c_init=config.c_init,
-        fpu_value=config.fpu_value, use_solver=config.solver, chance_mode=CHANCE_MODES[config.chance],
+        fpu_value=config.fpu_value, use_solver=config.solver, chance_mode=chance_code(config.chance),
     )
     settings = LoopSettings(
         config.num_simulations, selection, config.dirichlet_alpha, config.dirichlet_epsilon, BACKUP_MODES[config.backup]
