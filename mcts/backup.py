@@ -16,6 +16,11 @@ Operators in Monte-Carlo Tree Search", sec. 3, the max of the children):
   with exact values (a solver's as the evaluator) every node's value is then exact, since a
   node's evaluation already is the best of its moves and no child estimate exceeds it; with a
   noisy value it is biased upwards by the noise;
+* ``"robust"``: the ``Q`` of the most visited child, ties to the higher ``Q`` (Coulom 2006,
+  sec. 3, the "robust max"; the child the search itself would play): it drops the rejected moves
+  the mean mixes in, and it picks its child by visits, not by the highest of several noisy
+  estimates, so it is less biased upwards than ``"max"``; a node with no visited child keeps its
+  own evaluation;
 
 and a chance node's value is always the probability-weighted mean of its outcomes' values
 (``CHANCE_EXPECTATION``; renormalised over the outcomes in the tree) or, when outcomes are
@@ -35,7 +40,8 @@ from mcts.kernels import CHANCE_EXPECTATION
 BACKUP_MEAN = 0
 BACKUP_MAX = 1
 BACKUP_MAX_SELF = 2
-BACKUP_MODES = {"mean": BACKUP_MEAN, "max": BACKUP_MAX, "max_self": BACKUP_MAX_SELF}
+BACKUP_ROBUST = 3
+BACKUP_MODES = {"mean": BACKUP_MEAN, "max": BACKUP_MAX, "max_self": BACKUP_MAX_SELF, "robust": BACKUP_ROBUST}
 
 
 @njit(cache=True)
@@ -44,7 +50,7 @@ def rebackup_paths(t, walks, mode, chance_mode):  # pragma: no cover - compiled
 
     ``t`` is a ``mcts.tree.TreeArrays``, ``walks`` the step's ``mcts.kernels.Walks`` (the leaf of a
     row is ``walks.leaf[b]``, or the child just created at ``walks.parent[b]``, ``walks.action[b]``),
-    ``mode`` one of ``BACKUP_MAX``, ``BACKUP_MAX_SELF`` (module docstring) and ``chance_mode`` the
+    ``mode`` one of ``BACKUP_MAX``, ``BACKUP_MAX_SELF``, ``BACKUP_ROBUST`` (module docstring) and ``chance_mode`` the
     ``mcts.kernels`` chance code. Every ancestor of the leaf, bottom up, gets
     ``node_value_sum = node_visits * V`` with ``V`` its value by the module's rules; the leaf keeps
     its own.
@@ -75,6 +81,7 @@ def rebackup_paths(t, walks, mode, chance_mode):  # pragma: no cover - compiled
                     t.node_value_sum[b, node] = t.node_visits[b, node] * (total / mass)
             else:
                 best = -np.inf
+                most = 0
                 for a in range(num_edges):
                     child = t.children_index[b, node, a]
                     if not t.children_legal[b, node, a] or child < 0 or t.node_visits[b, child] <= 0:
@@ -82,7 +89,13 @@ def rebackup_paths(t, walks, mode, chance_mode):  # pragma: no cover - compiled
                     q = t.node_value_sum[b, child] / t.node_visits[b, child]
                     if t.node_to_play[b, child] != player:
                         q = -q
-                    best = max(best, q)
+                    if mode == BACKUP_ROBUST:
+                        visits = t.node_visits[b, child]
+                        if visits > most or (visits == most and q > best):
+                            most = visits
+                            best = q
+                    else:
+                        best = max(best, q)
                 if mode == BACKUP_MAX_SELF:
                     best = max(best, np.float64(t.node_raw_value[b, node]))
                 if best > -np.inf:

@@ -119,8 +119,9 @@ class PUCTConfig:
             by games without chance.
         backup: a node's value (``mcts.backup``): ``"mean"`` (the default: the mean of every
             simulation through it, AlphaZero's), ``"max"`` (a decision node takes its best visited
-            child's Q) or ``"max_self"`` (the best of its own evaluation and its visited children's
-            Q; exact everywhere when the evaluator's values are). Chance nodes stay expectations.
+            child's Q), ``"max_self"`` (the best of its own evaluation and its visited children's
+            Q; exact everywhere when the evaluator's values are) or ``"robust"`` (the Q of its
+            most visited child). Chance nodes stay expectations.
             Visits, and so the move played and the policy target, still follow the PUCT rule.
     """
 

@@ -464,7 +464,7 @@ def test_pig_config_composes_with_both_chance_modes_and_refuses_deterministic_on
     assert selfplay_search(sampling).chance == "sampling" and arena_search(sampling).chance == "sampling"
     for overrides, expected in (
         (["mcts.chance=average"], "mcts.chance: expected chance in ['expectation', 'sampling'], got 'average'"),
-        (["arena.backup=maximum"], "arena: expected backup in ['mean', 'max', 'max_self'], got 'maximum'"),
+        (["arena.backup=maximum"], "arena: expected backup in ['mean', 'max', 'max_self', 'robust'], got 'maximum'"),
         (["mcts.algorithm=uct"], "mcts.algorithm: pig has chance states"),
         (["mcts.solver=true"], "mcts.solver: pig has chance states"),
     ):

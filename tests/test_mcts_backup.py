@@ -75,7 +75,7 @@ def test_mean_backup_root_q_of_roll_is_not_the_solver_value():
     assert abs(float(output.q_values[0, ROLL]) - (2 * roll - 1)) > 1e-3
 
 
-@pytest.mark.parametrize("backup", ["max", "max_self"])
+@pytest.mark.parametrize("backup", ["max", "max_self", "robust"])
 def test_every_node_holds_its_backup_rule(backup):
     game = Pig(goal=10)
     roots = game.states_at([3, 0, 7], [5, 4, 8], [2, 0, 1])
@@ -92,6 +92,9 @@ def test_every_node_holds_its_backup_rule(backup):
                 probs = tree.chance_probs[0, node]
                 outcomes = [(probs[k], c) for k, c in enumerate(tree.children_index[0, node]) if c >= 0]
                 expected = sum(p * child_q(tree, node, c) for p, c in outcomes) / sum(p for p, _ in outcomes)
+            elif backup == "robust":
+                # the most visited child's Q, ties of visits to the higher Q
+                expected = max((int(tree.node_visits[0, c]), child_q(tree, node, c)) for c in children)[1]
             else:
                 expected = max(child_q(tree, node, c) for c in children)
                 if backup == "max_self":
@@ -171,7 +174,7 @@ def test_default_backup_is_the_mean_and_root_visits_are_unchanged_by_the_rule():
 
 
 def test_unknown_backup_and_minibatch_backup_are_refused():
-    with pytest.raises(ValueError, match=r"expected backup in \['mean', 'max', 'max_self'\], got 'maximum'"):
+    with pytest.raises(ValueError, match=r"expected backup in \['mean', 'max', 'max_self', 'robust'\], got 'maximum'"):
         PUCTConfig(backup="maximum")
     game = games.make("tictactoe")
     with pytest.raises(ValueError, match="run_puct_minibatch backs up means only"):
