@@ -50,12 +50,14 @@ def child_q(tree, node: int, child: int) -> float:
     return q if tree.node_to_play[0, child] == tree.node_to_play[0, node] else -q
 
 
+@pytest.mark.parametrize("backup", ["max_self", "robust"])
 @pytest.mark.parametrize("ijk", [(3, 5, 2), (0, 0, 0), (7, 8, 1), (2, 9, 5), (6, 6, 3)])
-def test_max_self_root_q_is_the_solver_value_of_each_action(ijk):
+def test_root_q_is_the_solver_value_of_each_action(ijk, backup):
+    # with exact values the search visits each node's best move most, so the robust max is exact too
     game = Pig(goal=10)
     solver = games.knowledge(game).exact_solver()
     root = game.states_at(*([v] for v in ijk))
-    output = run_puct(game, root, exact_evaluator(game), PUCTConfig(num_simulations=60, backup="max_self"),
+    output = run_puct(game, root, exact_evaluator(game), PUCTConfig(num_simulations=60, backup=backup),
                       np.random.default_rng(0), add_root_noise=False)
     roll, hold = solver.action_values(*ijk)
     expected = {ROLL: 2 * roll - 1, HOLD: 2 * hold - 1}
@@ -102,6 +104,45 @@ def test_every_node_holds_its_backup_rule(backup):
             assert node_value(tree, node) == pytest.approx(expected, abs=1e-9)
             checked += 1
     assert checked > 30
+
+
+def test_robust_backup_takes_the_most_visited_child_not_the_best_noisy_one():
+    # Pig to 100 with the solver's value plus a seeded error of sd 0.1 (fixed per state, as a
+    # network's is) and uniform priors: where a close decision's children have been visited unequally
+    # the robust max keeps the most visited child's Q, below the higher noisy Q that "max" takes.
+    game = games.make("pig")
+    solver = games.knowledge(game).exact_solver()
+    noise = np.random.default_rng(0).normal(0.0, 0.1, size=(100, 100, 100))
+
+    @state_evaluator
+    def evaluate(states, legal):
+        ijk = np.array([game.scores(tuple(int(x) for x in row)) for row in states], dtype=np.int64).reshape(-1, 3)
+        values = 2.0 * solver.win_probabilities(ijk[:, 0], ijk[:, 1], ijk[:, 2]) - 1.0
+        values = np.clip(values + noise[ijk[:, 0], ijk[:, 1], ijk[:, 2]], -1.0, 1.0)
+        return (legal / legal.sum(axis=1, keepdims=True)).astype(np.float32), values.astype(np.float32)
+
+    roots = game.states_at([0, 20, 40, 60], [0, 20, 40, 60], [15, 18, 12, 16])
+    below_the_max = 0
+    for backup in ("max", "robust"):
+        output = run_puct(game, roots, evaluate, PUCTConfig(num_simulations=32, backup=backup),
+                          np.random.default_rng(0), add_root_noise=False)
+        for row in range(len(roots)):
+            tree = output.tree.take(np.array([row]))
+            for node in range(int(tree.num_nodes[0])):
+                children = [c for c in tree.children_index[0, node] if c >= 0 and tree.node_visits[0, c] > 0]
+                if not children or tree.node_chance[0, node]:
+                    continue
+                best = max(child_q(tree, node, c) for c in children)
+                if backup == "max":
+                    assert node_value(tree, node) == pytest.approx(best, abs=1e-9)
+                else:
+                    robust = max((int(tree.node_visits[0, c]), child_q(tree, node, c)) for c in children)[1]
+                    assert node_value(tree, node) == pytest.approx(robust, abs=1e-9)
+                    below_the_max += node_value(tree, node) < best - 1e-9
+        if backup == "robust":
+            # (0, 0, 15): roll and hold visited 16 and 16 times (the max backup's search: 17 and 15)
+            assert output.visit_counts[0].tolist() == [16, 16]
+    assert below_the_max == 4
 
 
 def test_max_backup_on_one_tictactoe_root_holds_the_best_child_everywhere():
