@@ -454,8 +454,8 @@ def test_pig_config_composes_with_both_chance_modes_and_refuses_deterministic_on
     validate(config)
     assert config.game.name == "pig" and config.network.kind == "mlp"
     assert selfplay_search(config).chance == "expectation" and arena_search(config).chance == "expectation"
-    # trained with the mean backup, played (gating, mistake rates, the export) with max_self
-    assert (selfplay_search(config).backup, arena_search(config).backup) == ("mean", "max_self")
+    # trained with the robust max backup, played (gating, mistake rates, the export) with max_self
+    assert (selfplay_search(config).backup, arena_search(config).backup) == ("robust", "max_self")
     assert config.selfplay.value_target == "mix"
     same = compose(["game=pig", "arena.backup=null", "mcts.backup=max"])
     assert (selfplay_search(same).backup, arena_search(same).backup) == ("max", "max")

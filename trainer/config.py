@@ -195,7 +195,7 @@ class ArenaSchema:
     sprt_pairs_per_look: int = _SPRT.pairs_per_look  # pairs played (in one batch) between two looks
     num_simulations: int = 64
     # the arena's PUCT backup (mcts.backup's choices), which exported models are also played with;
-    # None: mcts.backup, self-play's (Pig trains with the mean and plays max_self: docs/results/pig.md)
+    # None: mcts.backup, self-play's (Pig trains with robust and plays max_self: docs/results/pig.md)
     backup: Optional[str] = None
     opening_random_plies: int = 2  # seeded random plies at the start of each arena game
     num_cpus: float = 0.0  # CPUs reserved for the gating actor; 0 shares them with self-play
