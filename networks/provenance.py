@@ -126,7 +126,7 @@ def play_search(sidecar: dict) -> tuple[str, dict] | None:
     registered search's name (``mcts.registry``) and its settings by field name, less
     ``NOT_PLAYED_KEYS``; None for a ``model.json`` without that record (older exports).
 
-    Pig's models, for example, record ``backup="max_self"`` (their training search's backup), so
+    Pig's models, for example, record ``backup="max_self"`` (their arena's backup, not self-play's), so
     ``play`` and ``mcts:model=`` players search with it rather than the library's mean backup.
     """
     play_with = ((sidecar.get("provenance") or {}).get("search") or {}).get("play_with")
