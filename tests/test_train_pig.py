@@ -37,9 +37,9 @@ def test_tiny_pig_run_trains_gates_measures_and_exports(pig_run):
     assert latest.step == 20
     assert latest.config["game"]["name"] == "pig"
     assert latest.config["mcts"]["chance"] == "expectation"
-    # self-play backs up the mean; gating, the mistake rates and the exported model play max_self
+    # self-play backs up the robust max; gating, the mistake rates and the exported model play max_self
     search = json.loads((pig_run / "best" / "model.json").read_text())["provenance"]["search"]
-    assert (search["trained_with"]["backup"], search["play_with"]["backup"]) == ("mean", "max_self")
+    assert (search["trained_with"]["backup"], search["play_with"]["backup"]) == ("robust", "max_self")
     assert latest.counters["games"] > 0 and latest.counters["positions"] >= latest.counters["games"]
     accumulator = EventAccumulator(str(pig_run / "tensorboard"))
     accumulator.Reload()
