@@ -172,13 +172,13 @@ def test_max_backup_on_one_tictactoe_root_holds_the_best_child_everywhere():
 # root visits (roll, hold) of the mean and of the max backup.
 CASES = [
     (
-        "r5r4r3r2r5r6hr6r4r5r4r1r1r1r4r5r4r1r2r1r3r1r4r5r5r3r3r5hr2r4r4r2r5r1r2r5r6r6r6hr3r4r3r5r4r2r1r1r5r4r5r3"
-        "r3r3r3hr6r1r2r3r3r2r5r4r4hr5r6r5",
+        ("r5r4r3r2r5r6hr6r4r5r4r1r1r1r4r5r4r1r2r1r3r1r4r5r5r3r3r5hr2r4r4r2r5r1r2r5r6r6r6hr3r4r3r5r4r2r1r1r5r4r5r3"
+        "r3r3r3hr6r1r2r3r3r2r5r4r4hr5r6r5"),
         (50, 74, 16), (0.35559119, 0.33223194), (15, 17), (18, 14),
     ),
     (
-        "r5r4r3r2r5r6hr6r4r5r4r1r1r1r4r5r4r1r2r1r3r1r4r5r5r3r3r5hr2r4r4r2r5r1r2r5r6r6r6hr3r4r3r5r4r2r1r1r5r4r5r3"
-        "r3r3r3hr6r1r2r3r3r2r5r4r4hr5r6r5r4r6r1r5r4r4r6r5r1r5r2r3r6r6r5r6",
+        ("r5r4r3r2r5r6hr6r4r5r4r1r1r1r4r5r4r1r2r1r3r1r4r5r5r3r3r5hr2r4r4r2r5r1r2r5r6r6r6hr3r4r3r5r4r2r1r1r5r4r5r3"
+        "r3r3r3hr6r1r2r3r3r2r5r4r4hr5r6r5r4r6r1r5r4r4r6r5r1r5r2r3r6r6r5r6"),
         (50, 74, 33), (0.54074481, 0.51698991), (13, 19), (18, 14),
     ),
     (
