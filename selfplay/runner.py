@@ -31,8 +31,9 @@ list decisions and outcomes in play order (``Game.format_moves``). With ``reuse_
 whose move led to a chance state starts its next search from an empty tree.
 
 Value targets (``value_target``): ``"z"`` the game outcome, ``"q"`` the root search value of the
-position, ``"mix"`` their average (A. Oracle, "Lessons from AlphaZero", part 4), all from the view
-of the player to move.
+position, ``"mix"`` their average (A. Oracle, "Lessons from AlphaZero", part 4), ``"lambda"`` the
+lambda-return over the root search values of the rest of the game (:func:`lambda_returns`), all
+from the view of the player to move.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from mcts import algorithm_of, reroot, run_search
 from selfplay.records import GameRecord
 
 #: accepted ``value_target`` settings
-VALUE_TARGETS = ("z", "q", "mix")
+VALUE_TARGETS = ("z", "q", "mix", "lambda")
 
 
 @dataclass
@@ -93,14 +94,54 @@ def outcome_targets(to_play: np.ndarray, winner: int) -> np.ndarray:
     return np.where(to_play == winner, 1.0, -1.0).astype(np.float32)
 
 
-def value_targets(z: np.ndarray, q: np.ndarray, kind: str) -> np.ndarray:
+def lambda_returns(z: np.ndarray, q: np.ndarray, to_play: np.ndarray, td_lambda: float) -> np.ndarray:
+    """The lambda-return of every recorded position of one game, ``[T]`` float32, player-to-move view.
+
+    ``G_t = (1 - lambda) q_t + lambda s_t G_{t+1}`` backwards from ``G_T = z_{T-1}`` (the outcome
+    after the last decision), where ``s_t`` is +1 when the same player is to move at positions
+    ``t`` and ``t + 1`` and -1 when the mover changes (a hold, a rolled 1, any move of an
+    alternating game). Unrolled, ``G_t`` weighs the search value ``k`` positions ahead by
+    ``(1 - lambda) lambda^k`` and the outcome by ``lambda^(T - t)``: the lambda-return of Sutton &
+    Barto (2018), section 12.1, with each position's root search value as its bootstrap (its
+    0-step return), so ``lambda = 0`` is the target ``"q"`` and ``lambda = 1`` the target ``"z"``.
+
+    Args:
+        z: ``[T]`` outcomes from the view of the player to move at each position (+1, -1 or 0).
+        q: ``[T]`` root search values, same view, in ``[-1, 1]``.
+        to_play: ``[T]`` int, the player to move at each position.
+        td_lambda: in ``[0, 1]``.
+
+    Raises:
+        ValueError: for shapes that differ or ``td_lambda`` outside ``[0, 1]``.
+    """
+    check_number("td_lambda", td_lambda, 0, 1)
+    z = np.asarray(z, dtype=np.float64)
+    q = np.asarray(q, dtype=np.float64)
+    to_play = np.asarray(to_play)
+    if not (z.shape == q.shape == to_play.shape) or z.ndim != 1:
+        raise ValueError(f"expected z, q and to_play of one shape [T], got {z.shape}, {q.shape} and {to_play.shape}")
+    returns = np.empty(z.shape, dtype=np.float64)
+    if z.size == 0:
+        return returns.astype(np.float32)
+    following = z[-1]  # G_T: the outcome, from the view of the last position's mover
+    for t in range(z.size - 1, -1, -1):
+        returns[t] = (1.0 - td_lambda) * q[t] + td_lambda * following
+        if t > 0:
+            following = returns[t] if to_play[t - 1] == to_play[t] else -returns[t]
+    return np.clip(returns, -1.0, 1.0).astype(np.float32)
+
+
+def value_targets(
+    z: np.ndarray, q: np.ndarray, kind: str, to_play: np.ndarray | None = None, td_lambda: float = 0.9
+) -> np.ndarray:
     """Value targets ``[T]`` float32 of one game, player-to-move view, in ``[-1, 1]``.
 
     ``kind`` ``"z"``: the outcome ``z``; ``"q"``: the root search value ``q`` of each position;
-    ``"mix"``: ``(z + q) / 2`` (A. Oracle, "Lessons from AlphaZero", part 4).
+    ``"mix"``: ``(z + q) / 2`` (A. Oracle, "Lessons from AlphaZero", part 4); ``"lambda"``: the
+    lambda-return of :func:`lambda_returns` with ``td_lambda``, which needs ``to_play`` ``[T]``.
 
     Raises:
-        ValueError: for another ``kind`` or shapes that differ.
+        ValueError: for another ``kind``, shapes that differ, or ``"lambda"`` without ``to_play``.
     """
     z = np.asarray(z, dtype=np.float32)
     q = np.asarray(q, dtype=np.float32)
@@ -112,6 +153,10 @@ def value_targets(z: np.ndarray, q: np.ndarray, kind: str) -> np.ndarray:
         return np.clip(q, -1.0, 1.0)
     if kind == "mix":
         return np.clip(0.5 * (z + q), -1.0, 1.0).astype(np.float32)
+    if kind == "lambda":
+        if to_play is None:
+            raise ValueError("value target 'lambda' needs to_play, the player to move at each position")
+        return lambda_returns(z, q, to_play, td_lambda)
     raise ValueError(f"expected value target kind in {list(VALUE_TARGETS)}, got {kind!r}")
 
 
@@ -129,7 +174,8 @@ class SelfPlaySettings:
         full_search_probability: p of playout cap randomisation, in ``(0, 1]`` (1 = off).
         cheap_simulations: N_cheap, simulations of a cheap search, in ``[1, num_simulations]`` of
             the search (read only when p < 1).
-        value_target: ``"z"``, ``"q"`` or ``"mix"`` (module docstring).
+        value_target: ``"z"``, ``"q"``, ``"mix"`` or ``"lambda"`` (module docstring).
+        td_lambda: lambda of the ``"lambda"`` target (:func:`lambda_returns`), in ``[0, 1]``.
         reuse_tree: subtree reuse (searches that reuse trees, ``mcts.Algorithm.reuses_tree``): the
             next search of a game starts from the subtree below the move played
             (``mcts.tree.reroot``), with its visit counts and values, and fresh root noise;
@@ -146,6 +192,7 @@ class SelfPlaySettings:
     full_search_probability: float = 1.0
     cheap_simulations: int = 16
     value_target: str = "z"
+    td_lambda: float = 0.9
     reuse_tree: bool = False
 
     def __post_init__(self) -> None:
@@ -155,6 +202,7 @@ class SelfPlaySettings:
         check_number("full_search_probability", self.full_search_probability, 0, 1, low_open=True)
         check_int("cheap_simulations", self.cheap_simulations, 1)
         check_choice("value_target", self.value_target, VALUE_TARGETS)
+        check_number("td_lambda", self.td_lambda, 0, 1)
 
 
 #: the settings of a runner given none
@@ -214,6 +262,7 @@ class SelfPlayRunner:
         self.full_search_probability = float(settings.full_search_probability)
         self.cheap_config = replace(search_config, num_simulations=int(settings.cheap_simulations)) if partial else None
         self.value_target = settings.value_target
+        self.td_lambda = settings.td_lambda
         self.num_games = num_games
         self.rng = rng
         self.temperature = float(settings.temperature)
@@ -387,7 +436,9 @@ class SelfPlayRunner:
         start = int(self._start_ply[slot])
         length = end - start
         to_play = self._to_play[slot, start:end].copy()
-        values = value_targets(outcome_targets(to_play, winner), self._search_values[slot, start:end], self.value_target)
+        values = value_targets(
+            outcome_targets(to_play, winner), self._search_values[slot, start:end], self.value_target, to_play, self.td_lambda
+        )
         record = GameRecord(
             game_id=int(self.game_ids[slot]),
             game_name=self.game.name,

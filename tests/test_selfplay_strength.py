@@ -1,5 +1,5 @@
 """Self-play techniques of selfplay/runner.py, selfplay/eval_cache.py and the loss: playout cap
-randomisation (Wu 2019, sec. 5), value targets z / q / mix, Gumbel and solver self-play, the
+randomisation (Wu 2019, sec. 5), value targets z / q / mix / lambda, Gumbel and solver self-play, the
 evaluation cache (never another position's output, never a different search result)."""
 
 from __future__ import annotations
@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 import torch
 from helpers_train import refusal
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_mcts import P1, board
 
 import games
@@ -17,7 +19,7 @@ from networks.config import NetworkConfig
 from selfplay.eval_cache import EvaluationCache
 from selfplay.records import GameRecord
 from selfplay.replay_buffer import ReplayBuffer
-from selfplay.runner import SelfPlayRunner, SelfPlaySettings, outcome_targets, value_targets
+from selfplay.runner import SelfPlayRunner, SelfPlaySettings, lambda_returns, outcome_targets, value_targets
 from selfplay.worker import GAME_ID_BLOCK, SelfPlayWorker, WorkerSettings
 from trainer.losses import alphazero_loss
 
@@ -48,6 +50,53 @@ def test_value_targets_z_q_and_mix_exact():
         value_targets(z, q[:2], "mix")
 
 
+def test_lambda_return_by_hand_with_a_kept_turn_and_two_changes():
+    """Four positions of a Pig-like game: player 0 rolls (keeps the turn), then holds (turn to
+    player 1), player 1 rolls a 1 (turn back to 0), player 0 wins. lambda = 0.5, backwards:
+    G_3 = 0.5 * 0.8 + 0.5 * 1 = 0.9; G_2 = 0.5 * (-0.4) + 0.5 * (-0.9) = -0.65;
+    G_1 = 0.5 * 0.2 + 0.5 * 0.65 = 0.425; G_0 = 0.5 * 0.6 + 0.5 * 0.425 = 0.5125."""
+    to_play = np.array([0, 0, 1, 0])
+    z = outcome_targets(to_play, 0)
+    q = np.array([0.6, 0.2, -0.4, 0.8], dtype=np.float32)
+    np.testing.assert_allclose(lambda_returns(z, q, to_play, 0.5), [0.5125, 0.425, -0.65, 0.9], atol=1e-6)
+    np.testing.assert_allclose(value_targets(z, q, "lambda", to_play, 0.5), [0.5125, 0.425, -0.65, 0.9], atol=1e-6)
+    # a drawn game: the outcome 0 enters with weight lambda^(T - t)
+    np.testing.assert_allclose(lambda_returns(np.zeros(2), np.array([0.4, -0.2]), np.array([0, 1]), 0.5), [0.25, -0.1], atol=1e-7)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 1), st.floats(-1, 1, width=32)), min_size=1, max_size=30),
+    st.sampled_from([0, 1, -1]),
+    st.floats(0, 1),
+)
+def test_lambda_return_runs_from_q_to_z_and_unrolls_to_its_weighted_sum(moves, winner, td_lambda):
+    """lambda = 0 gives q, lambda = 1 gives z, and every lambda the unrolled sum
+    sum_k (1 - lambda) lambda^k s(t, t+k) q_{t+k} + lambda^(T-t) s(t, T-1) z_{T-1}."""
+    to_play = np.array([player for player, _ in moves])
+    q = np.array([value for _, value in moves], dtype=np.float32)
+    z = outcome_targets(to_play, winner)
+    np.testing.assert_allclose(lambda_returns(z, q, to_play, 0.0), q, atol=1e-6)
+    np.testing.assert_allclose(lambda_returns(z, q, to_play, 1.0), z, atol=1e-6)
+    T = len(moves)
+    for t in range(T):
+        sign = np.where(to_play[t:] == to_play[t], 1.0, -1.0)  # s(t, t + k) for k = 0 .. T - 1 - t
+        unrolled = sum((1 - td_lambda) * td_lambda**k * sign[k] * q[t + k] for k in range(T - t))
+        unrolled += td_lambda ** (T - t) * sign[T - 1 - t] * z[T - 1]
+        assert lambda_returns(z, q, to_play, td_lambda)[t] == pytest.approx(unrolled, abs=1e-5)
+
+
+def test_lambda_return_refusals():
+    with pytest.raises(ValueError, match="td_lambda"):
+        lambda_returns(np.zeros(2), np.zeros(2), np.zeros(2, dtype=int), 1.5)
+    with pytest.raises(ValueError, match="shape"):
+        lambda_returns(np.zeros(2), np.zeros(3), np.zeros(2, dtype=int), 0.5)
+    with pytest.raises(ValueError, match="to_play"):
+        value_targets(np.zeros(2), np.zeros(2), "lambda")
+    with pytest.raises(ValueError, match="td_lambda"):
+        SelfPlaySettings(value_target="lambda", td_lambda=-0.1)
+
+
 @pytest.mark.parametrize("kind", ["z", "q", "mix"])
 def test_runner_records_the_chosen_value_target(kind):
     runner = SelfPlayRunner(
@@ -66,6 +115,29 @@ def test_runner_records_the_chosen_value_target(kind):
             assert not np.array_equal(record.values, z)  # the search's values are not the outcome
     with pytest.raises(ValueError, match="value_target"):
         SelfPlayRunner(TTT, uniform_evaluator, PUCTConfig(num_simulations=8), 2, np.random.default_rng(0), settings=SelfPlaySettings(value_target="v"))
+
+
+def test_runner_records_lambda_returns_between_q_and_z():
+    """The same seeded Pig games recorded with each target: lambda 0 is exactly q, lambda 1 exactly
+    z, lambda 0.5 the lambda-return of the q and z recorded."""
+    pig = games.make("pig")
+
+    def records(kind, td_lambda=0.9):
+        runner = SelfPlayRunner(
+            pig, observation_hash_evaluator, PUCTConfig(num_simulations=4), 3, np.random.default_rng(4),
+            settings=SelfPlaySettings(value_target=kind, td_lambda=td_lambda),
+        )
+        found = []
+        while len(found) < 3:
+            found.extend(runner.play_moves(200)[0])
+        return sorted(found, key=lambda record: record.game_id)[:3]
+
+    by_q, by_z = records("q"), records("z")
+    for lam0, lam1, half, q, z in zip(records("lambda", 0.0), records("lambda", 1.0), records("lambda", 0.5), by_q, by_z):
+        assert len(set(q.to_play.tolist())) == 2  # both players moved
+        np.testing.assert_array_equal(lam0.values, q.values)
+        np.testing.assert_array_equal(lam1.values, z.values)
+        np.testing.assert_allclose(half.values, lambda_returns(z.values, q.values, q.to_play, 0.5), atol=1e-6)
 
 
 def test_q_target_is_the_root_search_value():
@@ -309,7 +381,8 @@ def test_worker_settings_are_one_checked_object():
             ["mcts.num_simulations=64", "selfplay.full_search_probability=0.25", "selfplay.cheap_simulations=100"],
             "selfplay.cheap_simulations: expected in [1, mcts.num_simulations = 64], got 100",
         ),
-        (["selfplay.value_target=td"], "selfplay.value_target: expected one of ['z', 'q', 'mix'], got 'td'"),
+        (["selfplay.value_target=td"], "selfplay.value_target: expected one of ['z', 'q', 'mix', 'lambda'], got 'td'"),
+            (["selfplay.td_lambda=1.5"], "selfplay.td_lambda: expected in [0, 1], got 1.5"),
         (["selfplay.eval_cache_size=-1"], "selfplay.eval_cache_size: expected an int >= 0, got -1"),
         (["selfplay.inference=tensorrt"], "selfplay.inference: expected one of ['torch', 'onnx'], got 'tensorrt'"),
     ],

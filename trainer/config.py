@@ -125,7 +125,8 @@ class SelfPlaySchema:
     # else a cheap one of cheap_simulations whose policy is not a training target (1.0: off)
     full_search_probability: float = _PLAY.full_search_probability
     cheap_simulations: int = _PLAY.cheap_simulations
-    value_target: str = _PLAY.value_target  # z (outcome) | q (root search value) | mix ((z + q) / 2)
+    value_target: str = _PLAY.value_target  # z (outcome) | q (root search value) | mix ((z + q) / 2) | lambda
+    td_lambda: float = _PLAY.td_lambda  # lambda of value_target=lambda: 0 is q, 1 is z (selfplay/runner.py)
     # K: batches draw only positions searched by one of the last K + 1 best versions (K promotions
     # behind at most; with gating off, publishes), filtered when sampling (selfplay/replay_buffer.py); null: all
     max_generations_behind: Optional[int] = None

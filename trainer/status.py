@@ -27,7 +27,7 @@ LEGEND = (
     "learner step whose weights self-play uses | gate = the last gating match (candidate vs best; "
     "'off': gating is off and self-play takes the latest weights, so no promotion is expected) | "
     "loss policy / value = cross-entropy against the search's visit counts / squared error against "
-    "the value target (selfplay.value_target: the game's outcome z, the root search value q or their mean), "
+    "the value target (selfplay.value_target: the game's outcome z, the root search value q, their mean or the lambda-return), "
     "of the last step | mistakes = share of labelled positions where the best "
     "model's move is worse than perfect play | left = wall-clock time left"
 )
