@@ -45,7 +45,7 @@ GAME_DIFFERENCES = {
         "trainer": {"batch_size": 128, "learning_rate": 0.003, "replay_capacity": 100000, "min_replay_positions": 1000,
                     "publish_every_steps": 50, "device": "cpu", "lr_schedule": "wsd", "lr_decay_fraction": 0.3},
         "selfplay": {"games_per_actor": 32, "moves_per_call": 16, "device": "cpu",
-                     "eval_cache_size": 0, "random_opening_plies": 0},
+                     "eval_cache_size": 0, "random_opening_plies": 0, "value_target": "lambda"},
         "arena": {"gating": False, "gate_every_steps": 200, "num_simulations": 32, "opening_random_plies": 0, "gate": "fixed",
                   "rating": False, "backup": "max_self"},
         "network": {"kind": "mlp"},

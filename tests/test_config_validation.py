@@ -456,7 +456,7 @@ def test_pig_config_composes_with_both_chance_modes_and_refuses_deterministic_on
     assert selfplay_search(config).chance == "expectation" and arena_search(config).chance == "expectation"
     # trained with the robust max backup, played (gating, mistake rates, the export) with max_self
     assert (selfplay_search(config).backup, arena_search(config).backup) == ("robust", "max_self")
-    assert config.selfplay.value_target == "mix"
+    assert (config.selfplay.value_target, config.selfplay.td_lambda) == ("lambda", 0.9)
     same = compose(["game=pig", "arena.backup=null", "mcts.backup=max"])
     assert (selfplay_search(same).backup, arena_search(same).backup) == ("max", "max")
     sampling = compose(["game=pig", "mcts.chance=sampling"])
