@@ -132,16 +132,17 @@ def lambda_returns(z: np.ndarray, q: np.ndarray, to_play: np.ndarray, td_lambda:
 
 
 def value_targets(
-    z: np.ndarray, q: np.ndarray, kind: str, to_play: np.ndarray | None = None, td_lambda: float = 0.9
+    z: np.ndarray, q: np.ndarray, kind: str, to_play: np.ndarray | None = None, td_lambda: float | None = None
 ) -> np.ndarray:
     """Value targets ``[T]`` float32 of one game, player-to-move view, in ``[-1, 1]``.
 
     ``kind`` ``"z"``: the outcome ``z``; ``"q"``: the root search value ``q`` of each position;
     ``"mix"``: ``(z + q) / 2`` (A. Oracle, "Lessons from AlphaZero", part 4); ``"lambda"``: the
-    lambda-return of :func:`lambda_returns` with ``td_lambda``, which needs ``to_play`` ``[T]``.
+    lambda-return of :func:`lambda_returns`, which needs ``to_play`` ``[T]`` and ``td_lambda``.
 
     Raises:
-        ValueError: for another ``kind``, shapes that differ, or ``"lambda"`` without ``to_play``.
+        ValueError: for another ``kind``, shapes that differ, or ``"lambda"`` without ``to_play`` or
+            ``td_lambda``.
     """
     z = np.asarray(z, dtype=np.float32)
     q = np.asarray(q, dtype=np.float32)
@@ -154,8 +155,8 @@ def value_targets(
     if kind == "mix":
         return np.clip(0.5 * (z + q), -1.0, 1.0).astype(np.float32)
     if kind == "lambda":
-        if to_play is None:
-            raise ValueError("value target 'lambda' needs to_play, the player to move at each position")
+        if to_play is None or td_lambda is None:
+            raise ValueError("value target 'lambda' needs to_play (the player to move at each position) and td_lambda")
         return lambda_returns(z, q, to_play, td_lambda)
     raise ValueError(f"expected value target kind in {list(VALUE_TARGETS)}, got {kind!r}")
 
