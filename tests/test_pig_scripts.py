@@ -1,4 +1,4 @@
-"""scripts/experiments/pig_value_error.py, pig_encoding_check.py and pig_policy_regions.py with the solver's exact values."""
+"""scripts/experiments/pig_value_error.py, pig_encoding_check.py, pig_policy_regions.py and pig_value_coverage.py with the solver's exact values."""
 
 from __future__ import annotations
 
@@ -120,3 +120,44 @@ def test_policy_regions_of_hold_at_20_change_only_where_its_play_goes(capsys):
     assert regions["turn total 20-29"] > regions["turn total 10-19"] > report["mean_win"]
     with pytest.raises(SystemExit):
         script.main(["--hold-at", "0"])
+
+
+def test_value_coverage_of_exact_values_is_zero_and_the_labelled_near_ties_are_counted():
+    coverage = load_script("pig_value_coverage")
+    game = games.make("pig")
+    report = coverage.turn_start_report(game, load_script("pig_value_error").exact_evaluator(game), band=10, corner=80)
+    assert report["corner"]["n"] == 400 and report["elsewhere"]["n"] == 9600  # 20 x 20 of 100 x 100 score pairs
+    assert report["corner"]["mae"] < 1e-6 and report["elsewhere"]["mae"] < 1e-6
+    assert len(report["bands"]) == 100 and report["bands"]["90-99,0-9"]["n"] == 100
+    # gaps in win probability between roll and hold, from the solver (both moves legal)
+    ties = coverage.near_tie_report(game)
+    assert ties["optimal_play"] == {
+        "decisions": 1962, "below": {"0.0005": 27, "0.001": 58, "0.002": 114, "0.005": 264, "0.01": 481},
+    }
+    assert ties["random_play"] == {
+        "decisions": 1976, "below": {"0.0005": 2, "0.001": 7, "0.002": 13, "0.005": 26, "0.01": 48},
+    }
+
+
+def test_value_coverage_reads_a_buffer_back_and_counts_its_corner(tmp_path):
+    coverage = load_script("pig_value_coverage")
+    game = games.make("pig")
+    solver = games.knowledge(game).exact_solver()
+    own, opponent, turn_total = np.array([85, 90, 10, 40]), np.array([95, 80, 20, 99]), np.array([0, 3, 7, 0])
+    exact = 2 * solver.win_probabilities(own, opponent, turn_total) - 1
+    targets = (exact + np.array([0.5, -0.1, 0.0, 0.02])).astype(np.float32)
+    path = tmp_path / "buffer.npz"
+    np.savez(
+        path,
+        **{"train/observations": game.observation(game.states_at(own, opponent, turn_total)), "train/values": targets},
+    )
+    numbers, read = coverage.read_buffer(str(path))
+    np.testing.assert_array_equal(numbers, np.stack([own, opponent, turn_total], axis=1))
+    report = coverage.buffer_report(game, numbers, read, corner=80)
+    assert report["positions"] == 4
+    assert report["corner"]["n"] == 2 and report["corner"]["share"] == 0.5
+    assert report["corner"]["bias"] == pytest.approx(0.2, abs=1e-6)
+    assert report["corner"]["mae"] == pytest.approx(0.3, abs=1e-6)
+    assert report["elsewhere"]["bias"] == pytest.approx(0.01, abs=1e-6)
+    with pytest.raises(SystemExit):
+        coverage.main(["--band", "0"])
