@@ -4,9 +4,10 @@ A ``Game`` (``games.base``) holds the rules, the notation and the symmetries. Ev
 or a search may *know* about playing it well lives in a ``Knowledge`` object registered beside the
 game (``games.knowledge(game)``; the registry in ``games/__init__.py``): the static move order and
 the heuristic evaluation of alpha-beta, the transposition-table key, an exact solver, the default
-network and the random opening plies of arena games. Every item has a generic default here, and a
-game's own subclass overrides the ones it knows better (``games/connect4/knowledge.py``,
-``games/pig/knowledge.py``, the classes beside ``games/tictactoe.py`` and ``games/othello.py``).
+network, the random opening plies of arena games and the exploring starts of self-play. Every item
+has a generic default here, and a game's own subclass overrides the ones it knows better
+(``games/connect4/knowledge.py``, ``games/pig/knowledge.py``, the classes beside
+``games/tictactoe.py`` and ``games/othello.py``).
 
 Labelled position sets and accuracy against perfect play are evaluation data, not knowledge: they
 live in ``arena/positions``.
@@ -15,6 +16,8 @@ live in ``arena/positions``.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
+
+import numpy as np
 
 from games.base import Game
 from games.exhaustive import shared_exhaustive_solver
@@ -82,6 +85,24 @@ class Knowledge:
         actions) against optimal play from each seat, or None where the game cannot compute them.
 
         Default: None. Pig solves the Markov chain of the two policies (``games/pig/knowledge.py``).
+        """
+        return None
+
+    def exploring_start(self, rng: np.random.Generator) -> list[int] | None:
+        """Events from the initial state to a start state drawn to cover the game's states, or None
+        where the game offers no such draw (the generic answer).
+
+        Exploring starts (Sutton & Barto 2018, *Reinforcement Learning*, sec. 5.3): self-play games
+        that begin where its own play seldom goes, so the value learns those states too
+        (``selfplay.exploring_starts``, ``selfplay/runner.py``). The events are those of the game's
+        move strings (``Game.format_moves``: decisions and chance outcomes in play order), so a game
+        record still replays from the initial state.
+
+        Args:
+            rng: the only source of randomness of the draw.
+
+        Returns:
+            the events (``int``), None without exploring starts.
         """
         return None
 

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+import games
 from games.base import NO_WINNER, Game
 from games.checks import check_choice, check_int, check_number
 from mcts import algorithm_of, reroot, run_search
@@ -172,6 +173,9 @@ class SelfPlaySettings:
         temperature_plies: plies sampled at ``temperature``, >= 0; later moves are greedy.
         random_opening_plies: each game starts with 0 to this many uniformly random plies that
             are not recorded, >= 0 (0 = none); see ``SelfPlayRunner._open``.
+        exploring_starts: the share of games, in ``[0, 1]``, that start instead at a state the
+            game's knowledge draws to cover its states (``games.knowledge.Knowledge.exploring_start``;
+            Sutton & Barto 2018, sec. 5.3), reached by events that are not recorded; 0 = none.
         full_search_probability: p of playout cap randomisation, in ``(0, 1]`` (1 = off).
         cheap_simulations: N_cheap, simulations of a cheap search, in ``[1, num_simulations]`` of
             the search (read only when p < 1).
@@ -190,6 +194,7 @@ class SelfPlaySettings:
     temperature: float = 1.0
     temperature_plies: int = 8
     random_opening_plies: int = 0
+    exploring_starts: float = 0.0
     full_search_probability: float = 1.0
     cheap_simulations: int = 16
     value_target: str = "z"
@@ -200,6 +205,7 @@ class SelfPlaySettings:
         check_number("temperature", self.temperature, 0)
         for name in ("temperature_plies", "random_opening_plies"):
             check_int(name, getattr(self, name), 0)
+        check_number("exploring_starts", self.exploring_starts, 0, 1)
         check_number("full_search_probability", self.full_search_probability, 0, 1, low_open=True)
         check_int("cheap_simulations", self.cheap_simulations, 1)
         check_choice("value_target", self.value_target, VALUE_TARGETS)
@@ -230,7 +236,8 @@ class SelfPlayRunner:
     Raises:
         ValueError: for ``num_games`` < 1, ``settings`` that are not a ``SelfPlaySettings``,
             ``cheap_simulations`` outside ``[1, num_simulations]`` with p < 1, settings of no
-            registered search, or ``reuse_tree`` with a search that does not reuse trees.
+            registered search, ``reuse_tree`` with a search that does not reuse trees, or
+            ``exploring_starts`` > 0 for a game whose knowledge draws none.
     """
 
     def __init__(
@@ -256,6 +263,12 @@ class SelfPlayRunner:
             raise ValueError(f"reuse_tree: the {algorithm.name} search does not reuse trees")
         if num_games < 1:
             raise ValueError(f"num_games must be >= 1, got {num_games}")
+        self.knowledge = games.knowledge(game) if settings.exploring_starts > 0 else None
+        if self.knowledge is not None and self.knowledge.exploring_start(np.random.default_rng(0)) is None:
+            raise ValueError(
+                f"exploring_starts: {game.name} draws no exploring starts (games.knowledge); expected 0, "
+                f"got {settings.exploring_starts}"
+            )
         self.game = game
         self.evaluate_fn = evaluate_fn
         self.search_config = search_config
@@ -282,6 +295,7 @@ class SelfPlayRunner:
         self._to_play = np.zeros((num_games, length), dtype=np.int8)
         self._actions = np.zeros((num_games, length), dtype=np.int64)
         self.random_opening_plies = int(settings.random_opening_plies)
+        self.exploring_starts = float(settings.exploring_starts)
         self.reuse_tree = bool(settings.reuse_tree)
         self._tree = None  # the rerooted trees of the K games, with reuse_tree
         self._start_ply = np.zeros(num_games, dtype=np.int64)
@@ -386,7 +400,11 @@ class SelfPlayRunner:
         """Play 0..``random_opening_plies`` uniformly random plies (not recorded as training
         positions) at the start of the game in ``slot``, so self-play visits more positions. An
         opening that would end the game is cut short before its last ply. In a game with chance
-        the plies are decisions, each followed by its chance outcomes."""
+        the plies are decisions, each followed by its chance outcomes. With ``exploring_starts`` that
+        share of games starts at the game's exploring start instead (``_open_at``)."""
+        if self.exploring_starts and self.rng.random() < self.exploring_starts:
+            self._open_at(slot, self.knowledge.exploring_start(self.rng))
+            return
         if self._has_chance:
             self._open_with_chance(slot)
             return
@@ -428,6 +446,40 @@ class SelfPlayRunner:
         self._start_ply[slot] = decisions
         self._decisions[slot] = decisions
         self._events[slot] = events
+
+    def _open_at(self, slot: int, events: list[int]) -> None:
+        """Play ``events`` (decisions and chance outcomes in play order, as the game's move strings)
+        from the initial state in ``slot``, not recorded as training positions.
+
+        Raises:
+            ValueError: for an event that is not a legal decision or chance outcome where it is
+                played, or events that end the game.
+        """
+        game = self.game
+        state = self.states[slot : slot + 1]
+        decisions = 0
+        for event in events:
+            if self._has_chance and game.is_chance(state)[0]:
+                if not 0 <= event < game.num_chance_outcomes:
+                    raise ValueError(
+                        f"exploring start: expected a chance outcome in [0, {game.num_chance_outcomes}), got {event}"
+                    )
+                state = game.apply_chance(state, np.array([event], dtype=np.int64))
+            else:
+                if not (0 <= event < game.num_actions and game.legal_mask(state)[0, event]):
+                    raise ValueError(f"exploring start: expected a legal action, got {event} in {events}")
+                self._actions[slot, decisions] = event
+                decisions += 1
+                state = game.step(state, np.array([event], dtype=np.int64))
+            if game.terminal(state)[0]:
+                raise ValueError(f"exploring start: expected events that leave the game unfinished, got {events}")
+        self.states[slot] = state[0]
+        if self._has_chance:
+            self._start_ply[slot] = decisions
+            self._decisions[slot] = decisions
+            self._events[slot] = [int(event) for event in events]
+        else:
+            self._start_ply[slot] = int(game.ply(state)[0])
 
     def _finish(self, slot: int, winner: int, stats: SelfPlayStats) -> GameRecord:
         if self._has_chance:

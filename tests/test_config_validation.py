@@ -467,10 +467,20 @@ def test_pig_config_composes_with_both_chance_modes_and_refuses_deterministic_on
         (["arena.backup=maximum"], "arena: expected backup in ['mean', 'max', 'max_self', 'robust'], got 'maximum'"),
         (["mcts.algorithm=uct"], "mcts.algorithm: pig has chance states"),
         (["mcts.solver=true"], "mcts.solver: pig has chance states"),
+        (["selfplay.exploring_starts=-0.1"], "selfplay.exploring_starts: expected"),
     ):
         with pytest.raises(ValueError) as raised:
             validate(compose(["game=pig", *overrides]))
         assert expected in str(raised.value)
+
+
+def test_exploring_starts_are_refused_for_a_game_whose_knowledge_draws_none(compose):
+    validate(compose(["game=pig", "selfplay.exploring_starts=0.5"]))
+    assert compose(["game=pig"]).selfplay.exploring_starts == 0.0
+    assert (
+        "selfplay.exploring_starts: tictactoe draws no exploring starts (games/knowledge.py exploring_start); "
+        "expected 0, got 0.5"
+    ) in refusal(compose, ["game=tictactoe", "selfplay.exploring_starts=0.5"])
 
 
 def test_connect4_self_play_defaults_to_the_cache_with_random_openings_and_other_games_to_no_cache(compose):
@@ -656,6 +666,7 @@ def test_a_run_without_any_checkpoint_interval_is_refused():
         ("selfplay.inference", "inference", "WorkerSettings", "tensorrt"),
         ("selfplay.value_target", "value_target", "SelfPlaySettings", "td"),
         ("selfplay.full_search_probability", "full_search_probability", "SelfPlaySettings", 0.0),
+        ("selfplay.exploring_starts", "exploring_starts", "SelfPlaySettings", 1.5),
     ],
 )
 def test_a_range_is_written_once_in_its_library_class_and_validate_reports_its_message(dotted, field, settings_type, bad):

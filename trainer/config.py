@@ -29,6 +29,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import List, Optional, Union, get_args, get_origin, get_type_hints
 
+import numpy as np
+
 import games
 import mcts
 from arena.positions import position_sets
@@ -116,6 +118,9 @@ class SelfPlaySchema:
     temperature: float = _PLAY.temperature
     temperature_plies: int = _PLAY.temperature_plies  # plies played at `temperature`; greedy afterwards
     random_opening_plies: int = _PLAY.random_opening_plies  # each game starts with 0..N random, unrecorded plies (more positions seen)
+    # the share of games that start at a state the game's knowledge draws over its whole state space
+    # (games/knowledge.py exploring_start; Pig only), reached by unrecorded events
+    exploring_starts: float = _PLAY.exploring_starts
     reuse_tree: bool = _PLAY.reuse_tree  # subtree reuse: each search starts from the subtree of the move played
     num_cpus_per_actor: float = 1.0
     num_gpus_per_actor: float = 0.0  # set e.g. 0.1 on a GPU box to share the GPU between actors
@@ -582,6 +587,11 @@ def validate(config: TrainSchema) -> None:
                         chance_searches = [n for n in mcts.names() if mcts.algorithm(n).searches_chance]
                         errors.append(f"{key}: {name} has chance states; the {search} search handles games "
                                       f"without chance only: expected one of {chance_searches}")
+                if config.selfplay.exploring_starts > 0 and (
+                    games.knowledge(game).exploring_start(np.random.default_rng(0)) is None
+                ):
+                    errors.append(f"selfplay.exploring_starts: {name} draws no exploring starts "
+                                  f"(games/knowledge.py exploring_start); expected 0, got {config.selfplay.exploring_starts}")
                 if game.num_chance_outcomes and config.mcts.solver:
                     errors.append(f"mcts.solver: {name} has chance states; the MCTS-solver proves games without "
                                   "chance only: expected mcts.solver=false")
