@@ -8,6 +8,7 @@ Usage::
     arena accuracy PLAYER --game connect4 --set pons   (Pons' six sets; or --set pons-end-easy ...)
     arena accuracy PLAYER --game connect4 --set pons-begin-hard --chosen-moves [--workers 2]
     arena accuracy PLAYER --game pig --exact   (its policy against optimal play, exactly, each seat)
+    arena accuracy PLAYER --against OTHER --game pig   (both on the same positions, McNemar's test)
     arena expected-value A.json B.json [--json]     # poker policies, exactly: frontends/policy_compare_cli.py
 
 Players are specs (``arena.specs``): ``random``, ``minimax``, ``alphabeta:depth=5``,
@@ -40,6 +41,7 @@ from arena.accuracy import (
     player_actions,
     player_policy_fn,
 )
+from arena.elo import mcnemar_test
 from arena.match import run_ladder, run_match
 from arena.players import HumanPlayer, HumanQuit, MCTSPlayer
 from arena.positions import position_sets
@@ -174,6 +176,13 @@ def _accuracy_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--workers", type=int_argument(1), default=1, help="with --chosen-moves: processes solving at once"
+    )
+    parser.add_argument(
+        "--against",
+        metavar="OTHER",
+        help="a second player spec measured on the same positions: each set then also gets OTHER's "
+        "mistakes and McNemar's exact test on the positions where exactly one of the two erred "
+        "(arena.elo.mcnemar_test; p below 0.05 says the two differ)",
     )
     parser.add_argument(
         "--exact",
@@ -378,9 +387,13 @@ def _accuracy(args) -> int:
     from rich.table import Table  # heavy dependency (rich): imported where it is used
 
     game = games.make(args.game)
-    _, (player,), _ = _players([args.player], game, args.seed)
+    if args.against is not None and (args.exact or args.chosen_moves):
+        raise ValueError("--against: expected the labelled sets' mistakes, without --exact and --chosen-moves")
+    specs = [args.player] if args.against is None else [args.player, args.against]
+    _, players, _ = _players(specs, game, args.seed)
+    player = players[0]
 
-    def choose(positions):
+    def choose(positions, player=player):
         if isinstance(player, MCTSPlayer):  # a network: one batched search per set (as training does)
             return network_actions(game, player.evaluate_fn, player.config, positions, rng=player.rng)
         return player_actions(game, player, positions)
@@ -406,17 +419,17 @@ def _accuracy(args) -> int:
         if args.limit is not None and args.limit < len(labelled):
             labelled = labelled.head(args.limit)
         actions = choose(labelled)
-        rate = mistake_rate(labelled, actions)
-        rows[name] = {
-            "positions": len(labelled),
-            "mistakes": round(rate * len(labelled)),
-            "mistake_rate": rate,
-            "random_expected_rate": expected_random_mistake_rate(labelled),
-        }
-        if labelled.values is not None:  # a game with chance: how much win probability is given away
-            rows[name]["mean_win_probability_loss"] = float(labelled.value_losses(actions).mean()) if len(labelled) else 0.0
+        rows[name] = _accuracy_row(labelled, actions)
+        rows[name]["random_expected_rate"] = expected_random_mistake_rate(labelled)
+        if args.against is not None:
+            other = choose(labelled, players[1])
+            rows[name]["against"] = _accuracy_row(labelled, other)
+            rows[name]["mcnemar"] = mcnemar_test(_mistakes_of(labelled, actions), _mistakes_of(labelled, other)).to_dict()
     if args.json:
-        print(json.dumps({"player": args.player, "game": game.name, "sets": rows}))
+        out = {"player": args.player, "game": game.name, "sets": rows}
+        if args.against is not None:
+            out["against"] = args.against
+        print(json.dumps(out))
         return 0
     table = Table(
         "set",
@@ -441,7 +454,35 @@ def _accuracy(args) -> int:
             cells.append(f"{row.get('mean_win_probability_loss', 0.0):.6f}")
         table.add_row(*cells)
     _console(sys.stdout).print(table)
+    if args.against is not None:
+        paired = Table(
+            "set", "positions", "PLAYER mistakes", "OTHER mistakes", "only PLAYER", "only OTHER", "McNemar p",
+            title=f"{args.player} (PLAYER) against {args.against} (OTHER), on the same positions",
+        )
+        for name, row in rows.items():
+            test = row["mcnemar"]
+            paired.add_row(
+                name, str(test["positions"]), str(test["mistakes_a"]), str(test["mistakes_b"]),
+                str(test["only_a"]), str(test["only_b"]), f"{test['p_value']:.3g}",
+            )
+        _console(sys.stdout).print(paired)
     return 0
+
+
+def _mistakes_of(labelled, actions) -> np.ndarray:
+    """``[N]`` bool: True where ``actions`` is a mistake (``mistake_rate`` checks the actions first)."""
+    mistake_rate(labelled, actions)
+    return labelled.mistake_mask[np.arange(len(labelled)), np.asarray(actions)]
+
+
+def _accuracy_row(labelled, actions) -> dict:
+    """``{"positions", "mistakes", "mistake_rate"}`` of ``actions`` on ``labelled``, and in a game
+    with chance ``"mean_win_probability_loss"`` (how much win probability is given away)."""
+    rate = mistake_rate(labelled, actions)
+    row = {"positions": len(labelled), "mistakes": round(rate * len(labelled)), "mistake_rate": rate}
+    if labelled.values is not None:
+        row["mean_win_probability_loss"] = float(labelled.value_losses(actions).mean()) if len(labelled) else 0.0
+    return row
 
 
 def every_position_sets(game, wanted: list | None) -> dict | None:

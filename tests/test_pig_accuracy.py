@@ -63,6 +63,25 @@ def test_arena_accuracy_of_the_solver_and_of_a_player_that_always_rolls():
         assert row["mean_win_probability_loss"] > 0.005
 
 
+def test_two_players_on_the_same_positions_get_mcnemars_test():
+    result = accuracy_json("solver", "--against", "random", "--game", "pig", "--limit", "300", "--seed", "3")
+    assert result["against"] == "random"
+    for row in result["sets"].values():
+        errs = row["against"]["mistakes"]
+        assert row["mistakes"] == 0 and 90 < errs < 210  # the random player errs on about half of 300
+        # every discordant position is one only the random player got wrong: p = 2 / 2^errs
+        assert row["mcnemar"] == {
+            "positions": 300, "mistakes_a": 0, "mistakes_b": errs, "only_a": 0, "only_b": errs,
+            "p_value": pytest.approx(2 * 0.5**errs, rel=1e-9),
+        }
+        assert row["against"]["mean_win_probability_loss"] > 0.005
+
+
+def test_a_second_player_is_refused_with_the_exact_match(capsys):
+    assert main(["accuracy", "random", "--against", "solver", "--game", "pig", "--exact"]) == 2
+    assert "--against: expected the labelled sets' mistakes, without --exact and --chosen-moves" in capsys.readouterr().err
+
+
 def test_exact_accuracy_of_a_networks_greedy_policy_from_each_seat(tmp_path):
     from helpers_models import export_tiny_mlp
 
