@@ -147,7 +147,10 @@ def main(argv: list[str] | None = None) -> int:
         help="a run's best/ folder, an export folder or a .pt file; twice: both, with McNemar's test",
     )
     parser.add_argument("--sims", type=int, nargs="+", default=[0, 64, 200], help="budgets (0: policy alone)")
-    parser.add_argument("--set", action="append", dest="sets", help="set name (repeatable; default all)")
+    parser.add_argument(
+        "--set", action="append", dest="sets",
+        help="set name (repeatable; default all, or with --chosen-moves every set measured by chosen moves)",
+    )
     parser.add_argument("--limit", type=int, default=None, help="first N positions of each set")
     parser.add_argument("--solver", action="store_true", help="MCTS-solver in the searches")
     parser.add_argument("--batch", type=int, default=256, help="positions per search call")
@@ -184,7 +187,12 @@ def main(argv: list[str] | None = None) -> int:
         if len(models) == 2 and models[1][0].name != game.name:
             raise ValueError(f"both models must play one game, got {game.name!r} and {models[1][0].name!r}")
         evaluate_fns = [symmetry_averaged(g, fn) if args.symmetries else fn for g, fn in models]
-        names = args.sets if args.sets else available_sets(game)
+        if args.sets:
+            names = args.sets
+        elif args.chosen_moves:  # the sets measured by chosen moves (Connect Four: Pons' files present)
+            names = position_sets(game).chosen_move_set_names()
+        else:
+            names = available_sets(game)
         if args.chosen_moves:
             return chosen_moves_main(args, game, evaluate_fns, names)
         sets = {name: truncated(ls, args.limit) for name, ls in labelled_sets(game, names).items()}

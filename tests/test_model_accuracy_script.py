@@ -130,3 +130,23 @@ def test_two_models_on_chosen_moves_get_mcnemars_test_from_the_exact_scores(tmp_
     assert out["mistakes"]["0"]["pons-begin-hard"] == int(wrong[0].sum()) == row["mistakes_a"]
     assert out["second_mistakes"]["0"]["pons-begin-hard"] == int(wrong[1].sum()) == row["mistakes_b"]
     assert out["second_model"] == str(second) and out["sets"] == {"pons-begin-hard": 40}
+
+
+def test_chosen_moves_without_a_set_measure_every_pons_file_present(tmp_path, monkeypatch, capsys):
+    """``--chosen-moves`` with no ``--set``: the sets measured by chosen moves (the Pons files
+    present; here begin-hard alone, holding the project's middle_medium positions), not the
+    project's own sets, which are labelled whole and are refused by the chosen-move path."""
+    from arena.positions.connect4 import load_position_set
+
+    own_set = load_position_set("middle_medium")
+    pons_file_of_own_set(tmp_path, monkeypatch, own_set)
+    model = export_tiny_mlp("connect4", tmp_path / "a", seed=0)
+    game, evaluate_fn = load_model(str(model))
+    positions = own_set.to_labelled_set(game).head(30)
+    exact = own_set_mistakes(own_set)[:30]
+    wrong = exact[np.arange(30), model_accuracy.search_actions(parsed(), game, evaluate_fn, 0, positions)]
+    code = model_accuracy.main(["--model", str(model), "--sims", "0", "--chosen-moves", "--limit", "30"])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["sets"] == {"pons-begin-hard": 30}
+    assert out["mistakes"]["0"]["pons-begin-hard"] == int(wrong.sum())
