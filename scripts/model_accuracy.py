@@ -187,15 +187,10 @@ def main(argv: list[str] | None = None) -> int:
         if len(models) == 2 and models[1][0].name != game.name:
             raise ValueError(f"both models must play one game, got {game.name!r} and {models[1][0].name!r}")
         evaluate_fns = [symmetry_averaged(g, fn) if args.symmetries else fn for g, fn in models]
-        if args.sets:
-            names = args.sets
-        elif args.chosen_moves:  # the sets measured by chosen moves (Connect Four: Pons' files present)
-            names = position_sets(game).chosen_move_set_names()
-        else:
-            names = available_sets(game)
-        if args.chosen_moves:
-            return chosen_moves_main(args, game, evaluate_fns, names)
-        sets = {name: truncated(ls, args.limit) for name, ls in labelled_sets(game, names).items()}
+        if args.chosen_moves:  # default: the sets measured by chosen moves (Connect Four: Pons' files present)
+            return chosen_moves_main(args, game, evaluate_fns, args.sets or position_sets(game).chosen_move_set_names())
+        named = labelled_sets(game, args.sets or available_sets(game))
+        sets = {name: truncated(ls, args.limit) for name, ls in named.items()}
     except (OSError, ValueError) as error:
         print(f"model_accuracy: {error}", file=sys.stderr)
         return 2
